@@ -1,0 +1,98 @@
+"""The contract between the namespace and a backend: the primitives.
+
+The namespace validates everything (types, dtype categories, promotion, broadcasting, axes,
+result shape) and then calls one of these primitives on the backend of the operands' device.
+A backend is a set of plain functions with these names. Arguments are already valid:
+
+* ``a``, ``b``, ``x``...: the backend's *native* arrays (``numpy.ndarray`` on the CPU,
+  ``arrayx.cuda.array.CudaArray`` on CUDA). Every native array has ``.shape``, ``.dtype``
+  (an arrayx dtype, i.e. a ``numpy.dtype``), ``.ndim`` and ``.size``.
+* ``axis`` / ``axes``: normalised, non-negative ints (``axes`` a sorted tuple).
+* ``dtype``: one of the 14 arrayx dtypes.
+* Non-CPU native arrays also have ``.device_index`` (the int N of ``cuda:N``).
+* ``device``: an ``arrayx.Device`` (creation primitives only: every other primitive gets its
+  device from its arrays).
+* Python scalars appear only where a docstring says so, already checked against the dtype.
+
+Composite functions of the standard (var, std, vecdot, tensordot, meshgrid, stack, tile, the
+n-dimensional FFTs, norms...) are written once in the namespace from these primitives, so a
+backend gets them for free. A primitive a backend lacks falls back through the CPU backend
+(see ``_registry``).
+"""
+
+PRIMITIVES = {
+    # --- transfers and creation -------------------------------------------------------------
+    "from_host": "(device, host: numpy.ndarray, copy: bool|None) -> native: the data of a host "
+                 "array on `device`; copy=False must not copy (the CPU backend returns `host`).",
+    "to_host": "(a) -> numpy.ndarray: a host copy (or, on the CPU, the array itself).",
+    "empty": "(device, shape, dtype) -> native, uninitialised.",
+    "full": "(device, shape, fill_value: Python scalar, dtype) -> native.",
+    "arange": "(device, start, step, length: int, dtype) -> native: start + i*step, i < length.",
+    "linspace": "(device, start, stop, num, dtype, endpoint) -> native (start/stop may be complex).",
+    "eye": "(device, n_rows, n_cols, k, dtype) -> native.",
+    "triangle": "(a, k, upper: bool) -> native: tril (upper=False) or triu of the last two axes.",
+    "from_dlpack": "(device, obj, copy) -> native: import a DLPack producer living on `device`.",
+    "to_dlpack": "(a, stream, max_version, dl_device, copy) -> PyCapsule.",
+    "dlpack_device": "(a) -> (device_type, device_id).",
+    # --- elementwise ------------------------------------------------------------------------
+    "unary": "(name, a) -> native: the standard's elementwise function `name` of one argument; "
+             "the result dtype follows from `name` and a.dtype (e.g. abs of complex is real, "
+             "isnan is bool).",
+    "binary": "(name, a, b, dtype, out=None) -> native: the standard's elementwise function `name` "
+              "of two arguments, broadcast. `a` or `b` may be a Python scalar (never both). `dtype` "
+              "is the promoted dtype both operands are computed in; comparisons and logical_* "
+              "return bool. `out`, if given, is `a` itself (an in-place operator) and is written.",
+    "where": "(condition, a, b, dtype) -> native: broadcast select; `a`/`b` may be Python scalars.",
+    "clip": "(a, lo, hi) -> native: lo/hi are None, Python scalars, or native arrays of a's dtype "
+            "broadcastable to a.shape.",
+    "astype": "(a, dtype, copy: bool) -> native: cast (copy=False may return `a` if dtype matches).",
+    "copy": "(a) -> native: a new C-contiguous copy.",
+    # --- views and data movement -------------------------------------------------------------
+    "reshape": "(a, shape, copy: bool|None) -> native: a view when the layout allows and copy is "
+               "not True; raises ValueError when copy=False and a view is impossible.",
+    "permute_dims": "(a, axes) -> native view.",
+    "broadcast_to": "(a, shape) -> native view (zero strides).",
+    "getitem": "(a, key) -> native: `key` is a tuple of int, slice, None, Ellipsis, and native "
+               "integer or boolean arrays, already checked for bounds where they are Python ints. "
+               "Basic keys give views.",
+    "setitem": "(a, key, value) -> None: `value` is a Python scalar or a native array of a's "
+               "dtype broadcastable to the selection.",
+    "concat": "(arrays: list, axis) -> native (all of one dtype).",
+    "roll": "(a, shift: tuple, axes: tuple|None) -> native.",
+    "repeat": "(a, repeats: int|native, axis: int|None) -> native.",
+    "take": "(a, indices: native int array (1-D), axis) -> native; indices in range.",
+    "take_along_axis": "(a, indices, axis) -> native; indices in range.",
+    "diagonal": "(a, offset) -> native: the diagonal of the last two axes.",
+    # --- reductions, scans, search ------------------------------------------------------------
+    "reduce": "(name, a, axes: tuple, keepdims, dtype) -> native: name in sum, prod, max, min, "
+              "mean, all, any; `dtype` is the result/accumulation dtype.",
+    "argreduce": "(name, a, axis: int|None, keepdims) -> native int64: argmax/argmin, first index "
+                 "on ties.",
+    "cumulative": "(name, a, axis, dtype, include_initial) -> native: cumulative_sum/prod/max/min.",
+    "nonzero": "(a) -> tuple of native int64 arrays (a.ndim >= 1).",
+    "searchsorted": "(sorted_1d, values, side) -> native int64.",
+    # --- sorting and sets -------------------------------------------------------------------
+    "sort": "(a, axis, descending, stable) -> native; NaNs last (first when descending).",
+    "argsort": "(a, axis, descending, stable) -> native int64.",
+    "unique": "(a, return_index, return_inverse, return_counts) -> tuple (values, index|None, "
+              "inverse|None, counts|None) over the flattened array; NaNs are distinct values.",
+    "isin": "(a, b, invert) -> native bool.",
+    # --- linear algebra ---------------------------------------------------------------------
+    "matmul": "(a, b) -> native: both at least 2-D with broadcast batch dimensions, one dtype.",
+    "cholesky": "(a, upper) -> native.",
+    "det": "(a) -> native.",
+    "eigh": "(a) -> (eigenvalues, eigenvectors).",
+    "eigvalsh": "(a) -> native.",
+    "eig": "(a) -> (eigenvalues, eigenvectors), complex.",
+    "eigvals": "(a) -> native complex.",
+    "inv": "(a) -> native.",
+    "qr": "(a, mode) -> (q, r).",
+    "slogdet": "(a) -> (sign, logabsdet).",
+    "solve": "(a, b) -> native: b is (..., M, K), batch dims already broadcast.",
+    "svd": "(a, full_matrices) -> (u, s, vh).",
+    "svdvals": "(a) -> native.",
+    "pinv": "(a, rtol: float|native|None) -> native.",
+    # --- FFT --------------------------------------------------------------------------------
+    "fft": "(kind, a, n, axis, norm) -> native: kind is one of fft, ifft, rfft, irfft (1-D "
+           "transform along `axis`, `n` the transform length, input padded/cropped to it).",
+}

@@ -1,0 +1,111 @@
+"""Data type functions: astype, can_cast, finfo, iinfo, isdtype, result_type."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _dtypes as dt
+from ._array_object import Array
+from ._devices import parse_device
+
+
+def astype(x, dtype, /, *, copy=True, device=None):
+    if type(x) is not Array:
+        raise TypeError(f"astype() expects an arrayx array, got {type(x).__name__}")
+    dtype = dt.canonical_dtype(dtype)
+    if x.dtype.kind == "c" and dtype.kind != "c" and dtype is not dt.bool:
+        raise TypeError(f"astype(): casting {x.dtype} to {dtype} would drop the imaginary part; "
+                        f"take real(), imag() or abs() first")
+    if device is not None and parse_device(device) is not x._device:
+        x = x.to_device(device)
+        copy = False
+    if dtype is x.dtype and not copy:
+        return x
+    return Array._new(x._device.backend.astype(x._data, dtype, bool(copy)), x._device)
+
+
+def _dtype_of(obj, fname):
+    if type(obj) is Array:
+        return obj.dtype
+    return dt.canonical_dtype(obj)
+
+
+def can_cast(from_, to, /):
+    from_ = _dtype_of(from_, "can_cast")
+    to = dt.canonical_dtype(to)
+    return dt.PROMOTION_TABLE.get((from_, to)) is to
+
+
+@dataclass(frozen=True)
+class finfo_object:
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: np.dtype
+
+
+@dataclass(frozen=True)
+class iinfo_object:
+    bits: int
+    max: int
+    min: int
+    dtype: np.dtype
+
+
+def finfo(type, /):
+    dtype = _dtype_of(type, "finfo")
+    if dtype.kind not in "fc":
+        raise TypeError(f"finfo() needs a floating-point dtype, got {dtype}")
+    real = dt.real_dtype_of(dtype)
+    info = np.finfo(real)
+    return finfo_object(bits=info.bits, eps=float(info.eps), max=float(info.max), min=float(info.min),
+                        smallest_normal=float(info.smallest_normal), dtype=real)
+
+
+def iinfo(type, /):
+    dtype = _dtype_of(type, "iinfo")
+    if dtype.kind not in "iu":
+        raise TypeError(f"iinfo() needs an integer dtype, got {dtype}")
+    info = np.iinfo(dtype)
+    return iinfo_object(bits=info.bits, max=int(info.max), min=int(info.min), dtype=dtype)
+
+
+_KINDS = {
+    "bool": "bool", "signed integer": "signed integer", "unsigned integer": "unsigned integer",
+    "integral": "integral", "real floating": "real floating", "complex floating": "complex floating",
+    "numeric": "numeric",
+}
+
+
+def isdtype(dtype, kind):
+    dtype = dt.canonical_dtype(dtype)
+    if isinstance(kind, tuple):
+        return any(isdtype(dtype, k) for k in kind)
+    if isinstance(kind, str):
+        if kind not in _KINDS:
+            raise ValueError(f"isdtype(): unknown kind {kind!r}; expected one of {sorted(_KINDS)}")
+        return dtype in dt.CATEGORIES[_KINDS[kind]]
+    return dtype == dt.canonical_dtype(kind)
+
+
+def result_type(*arrays_and_dtypes):
+    """The promoted dtype of arrays and dtypes, with Python scalars applied last (weakly)."""
+    from ._elementwise_functions import _scalar_dtype
+
+    strong = [a for a in arrays_and_dtypes if not isinstance(a, (bool, int, float, complex))]
+    scalars = [a for a in arrays_and_dtypes if isinstance(a, (bool, int, float, complex))]
+    if not strong:
+        raise ValueError("result_type() needs at least one array or dtype")
+    result = _dtype_of(strong[0], "result_type")
+    for other in strong[1:]:
+        result = dt.promote(result, _dtype_of(other, "result_type"))
+    for s in scalars:
+        result = _scalar_dtype("result_type", s, result, "any")
+    return result
+
+
+__all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]

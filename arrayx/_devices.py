@@ -1,0 +1,122 @@
+"""Devices: ``cpu`` and ``cuda:N``, and the default device.
+
+Device objects are interned (one per kind and index), so comparing devices is an identity test
+and each carries its backend, looked up once.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+class Device:
+    """An arrayx device: ``Device("cpu")`` or ``Device("cuda:0")``."""
+
+    __slots__ = ("kind", "index", "_backend")
+
+    def __new__(cls, spec="cpu"):
+        return parse_device(spec)
+
+    @classmethod
+    def _make(cls, kind, index):
+        self = object.__new__(cls)
+        self.kind = kind
+        self.index = index
+        self._backend = None
+        return self
+
+    @property
+    def backend(self):
+        if self._backend is None:
+            from ._registry import backend_for_kind
+            self._backend = backend_for_kind(self.kind)
+        return self._backend
+
+    def __str__(self):
+        return self.kind if self.index is None else f"{self.kind}:{self.index}"
+
+    def __repr__(self):
+        return f"Device('{self}')"
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            try:
+                return parse_device(other) is self
+            except ValueError:
+                return False
+        return self is other
+
+    def __hash__(self):
+        return hash((self.kind, self.index))
+
+    def __reduce__(self):
+        return (parse_device, (str(self),))
+
+
+CPU = Device._make("cpu", None)
+_cuda_devices: dict[int, Device] = {}
+
+
+def cuda_device_count() -> int:
+    """Number of usable CUDA devices; 0 when numba-cuda / the driver / a GPU is missing."""
+    try:
+        from .cuda.runtime import device_count
+    except ImportError:
+        return 0
+    try:
+        return device_count()
+    except Exception:
+        return 0
+
+
+def cuda_device(index: int) -> Device:
+    dev = _cuda_devices.get(index)
+    if dev is None:
+        count = cuda_device_count()
+        if not 0 <= index < count:
+            have = f"{count} CUDA device(s) are available" if count else "no usable CUDA GPU was found"
+            raise ValueError(f"device 'cuda:{index}' does not exist: {have}")
+        dev = _cuda_devices[index] = Device._make("cuda", index)
+    return dev
+
+
+def parse_device(spec) -> Device:
+    """Turn a device spec (Device, 'cpu', 'cuda', 'cuda:N', 'gpu') into an interned Device."""
+    if isinstance(spec, Device):
+        return spec
+    if isinstance(spec, str):
+        text = spec.strip().lower()
+        if text == "cpu":
+            return CPU
+        kind, _, index = text.partition(":")
+        if kind in ("cuda", "gpu"):
+            if not index:
+                return cuda_device(0)
+            if index.isdigit():
+                return cuda_device(int(index))
+    raise ValueError(f"unknown device {spec!r}: expected 'cpu', 'cuda' or 'cuda:N', or an arrayx Device")
+
+
+_default_device: Device | None = None
+
+
+def default_device() -> Device:
+    """ARRAYX_DEVICE if set, else the first CUDA device when a usable GPU exists, else the CPU."""
+    global _default_device
+    if _default_device is None:
+        env = os.environ.get("ARRAYX_DEVICE")
+        if env:
+            _default_device = parse_device(env)
+        else:
+            _default_device = cuda_device(0) if cuda_device_count() > 0 else CPU
+    return _default_device
+
+
+def set_default_device(device) -> None:
+    """Make `device` the default for creation functions (None restores the automatic choice)."""
+    global _default_device
+    _default_device = None if device is None else parse_device(device)
+
+
+def available_devices() -> list[Device]:
+    return [CPU] + [cuda_device(i) for i in range(cuda_device_count())]

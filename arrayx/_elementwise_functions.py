@@ -1,0 +1,219 @@
+"""Elementwise functions: one factory for unary and one for binary functions, driven by tables.
+
+Each table entry names the dtype category the standard requires; the namespace checks it and
+computes the promoted dtype once, then calls the backend's `unary`/`binary` primitive.
+
+Promotion rule for two arrays: the standard's table exactly; kinds that the standard leaves
+undefined (int8 with uint64, integers with floats, bool with numbers) raise TypeError.
+Python scalars are weak. The standard fixes bool/int/float/complex scalars with arrays of a
+matching kind (and complex scalars with real floating arrays); where it leaves the mix open
+(a float scalar with an integer array, an int scalar with a bool array) arrayx follows NumPy's
+NEP 50: the result is the default dtype of the scalar's kind (float64, int64, complex128).
+"""
+
+from __future__ import annotations
+
+from . import _dtypes as dt
+from ._array_object import Array
+from ._data_type_functions import astype
+from ._validation import broadcast_shapes, check_int_in_range, int_limits
+
+# --- unary ---------------------------------------------------------------------------------
+
+_UNARY_CATEGORIES = {
+    "numeric": ("abs", "conj", "negative", "positive", "real", "imag", "round", "sign", "square",
+                "isfinite", "isinf", "isnan"),
+    "floating-point": ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp",
+                       "expm1", "log", "log1p", "log2", "log10", "reciprocal", "sin", "sinh", "sqrt",
+                       "tan", "tanh"),
+    "real numeric": ("ceil", "floor", "trunc"),
+    "integer or boolean": ("bitwise_invert",),
+    "bool": ("logical_not",),
+    "real floating": ("signbit",),
+}
+UNARY_CATEGORY = {name: cat for cat, names in _UNARY_CATEGORIES.items() for name in names}
+_BOOL_RESULT = frozenset(("isfinite", "isinf", "isnan", "signbit", "logical_not"))
+_REAL_RESULT = frozenset(("abs", "real", "imag"))
+
+
+def unary_result_dtype(name: str, dtype):
+    """The dtype `name` returns for an input of `dtype` (backends use this too)."""
+    if name in _BOOL_RESULT:
+        return dt.bool
+    if name in _REAL_RESULT:
+        return dt.real_dtype_of(dtype)
+    return dtype
+
+
+def _make_unary(name: str):
+    allowed = dt.CATEGORIES[UNARY_CATEGORY[name]]
+
+    def fn(x, /):
+        if type(x) is not Array:
+            raise TypeError(f"{name}() expects an arrayx array, got {type(x).__name__}")
+        data = x._data
+        if data.dtype not in allowed:
+            raise TypeError(f"{name}() requires {dt.describe_category(UNARY_CATEGORY[name])} dtype, "
+                            f"got {data.dtype}")
+        device = x._device
+        return Array._new(device.backend.unary(name, data), device)
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+# --- binary --------------------------------------------------------------------------------
+
+_BINARY_CATEGORIES = {
+    "numeric": ("add", "subtract", "multiply", "divide", "pow"),
+    "real floating": ("atan2", "copysign", "hypot", "logaddexp", "nextafter"),
+    "integer or boolean": ("bitwise_and", "bitwise_or", "bitwise_xor"),
+    "integral": ("bitwise_left_shift", "bitwise_right_shift"),
+    "real numeric": ("floor_divide", "remainder", "maximum", "minimum", "greater", "greater_equal",
+                     "less", "less_equal"),
+    "any": ("equal", "not_equal"),
+    "bool": ("logical_and", "logical_or", "logical_xor"),
+}
+BINARY_CATEGORY = {name: cat for cat, names in _BINARY_CATEGORIES.items() for name in names}
+COMPARISONS = frozenset(("equal", "not_equal", "greater", "greater_equal", "less", "less_equal"))
+BOOL_RESULT_BINARY = COMPARISONS | {"logical_and", "logical_or", "logical_xor"}
+
+# (dtype1, dtype2) -> promoted dtype, restricted to each category: one lookup checks both.
+_TABLES = {cat: {k: v for k, v in dt.PROMOTION_TABLE.items() if k[0] in dt.CATEGORIES[cat]
+                 and k[1] in dt.CATEGORIES[cat]} for cat in _BINARY_CATEGORIES}
+
+
+def _scalar_dtype(name: str, value, dtype, category: str):
+    """The dtype of `array(dtype) <name> value` for a Python scalar `value` (module docstring)."""
+    kind = dtype.kind
+    if isinstance(value, bool):
+        out = dtype
+    elif isinstance(value, int):
+        out = dt.int64 if kind == "b" else dtype
+        check_int_in_range(value, out, name)
+    elif isinstance(value, float):
+        out = dtype if kind in "fc" else dt.float64
+    elif isinstance(value, complex):
+        out = dtype if kind == "c" else dt.complex_dtype_of(dtype) if kind == "f" else dt.complex128
+    else:
+        raise TypeError(f"{name}() expects arrayx arrays or Python scalars, got {type(value).__name__}")
+    if out not in dt.CATEGORIES[category]:
+        raise TypeError(f"{name}() requires {dt.describe_category(category)} dtypes; got an array of "
+                        f"{dtype} with a Python {type(value).__name__}")
+    return out
+
+
+def _promotion_error(name: str, d1, d2, category: str):
+    allowed = dt.CATEGORIES[category]
+    for d in (d1, d2):
+        if d not in allowed:
+            return TypeError(f"{name}() requires {dt.describe_category(category)} dtype, got {d}")
+    return TypeError(f"{name}(): {d1} and {d2} have no common dtype under the array API's "
+                     f"promotion rules; cast one operand with astype() first")
+
+
+def _make_operands(name: str):
+    category = BINARY_CATEGORY[name]
+    table = _TABLES[category]
+
+    def operands(x1, x2):
+        """-> (native1 or scalar, native2 or scalar, computation dtype, device)."""
+        if type(x1) is Array:
+            a = x1._data
+            device = x1._device
+            if type(x2) is Array:
+                b = x2._data
+                if x2._device is not device:
+                    raise ValueError(f"{name}(): arrays are on different devices ({device} and "
+                                     f"{x2._device}); move one with to_device() first")
+                dtype = table.get((a.dtype, b.dtype))
+                if dtype is None:
+                    raise _promotion_error(name, a.dtype, b.dtype, category)
+                if a.shape != b.shape:
+                    broadcast_shapes(a.shape, b.shape)
+                return a, b, dtype, device
+            return a, x2, _scalar_dtype(name, x2, a.dtype, category), device
+        if type(x2) is Array:
+            return x1, x2._data, _scalar_dtype(name, x1, x2._data.dtype, category), x2._device
+        raise TypeError(f"{name}() needs at least one arrayx array, got {type(x1).__name__} and "
+                        f"{type(x2).__name__}")
+
+    return operands
+
+
+def _make_binary(name: str, operands):
+    def fn(x1, x2, /):
+        a, b, dtype, device = operands(x1, x2)
+        return Array._new(device.backend.binary(name, a, b, dtype), device)
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def _make_in_place(name: str, operands):
+    def op(self, other, /):
+        a, b, dtype, device = operands(self, other)
+        if dtype is not a.dtype or name in BOOL_RESULT_BINARY:
+            result = dt.bool if name in BOOL_RESULT_BINARY else dtype
+            raise TypeError(f"in-place {name} would change the dtype of a {a.dtype} array to {result}")
+        if type(b) is not type(a) or b.shape == a.shape or broadcast_shapes(a.shape, b.shape) == a.shape:
+            device.backend.binary(name, a, b, dtype, out=a)
+            return self
+        raise ValueError(f"in-place {name}: the result shape {broadcast_shapes(a.shape, b.shape)} "
+                         f"differs from the array's shape {a.shape}")
+
+    op.__name__ = f"__i{name}__"
+    return op
+
+
+IN_PLACE = {}
+_namespace = {}
+for _name in UNARY_CATEGORY:
+    _namespace[_name] = _make_unary(_name)
+for _name in BINARY_CATEGORY:
+    _ops = _make_operands(_name)
+    _namespace[_name] = _make_binary(_name, _ops)
+    if _name not in BOOL_RESULT_BINARY:
+        IN_PLACE[_name] = _make_in_place(_name, _ops)
+globals().update(_namespace)
+del _name, _ops
+
+
+def clip(x, /, min=None, max=None):
+    if type(x) is not Array:
+        raise TypeError(f"clip() expects an arrayx array, got {type(x).__name__}")
+    if x.dtype not in dt.CATEGORIES["real numeric"]:
+        raise TypeError(f"clip() requires a real numeric dtype, got {x.dtype}")
+    lo = _clip_bound(x, min, "min")
+    hi = _clip_bound(x, max, "max")
+    return Array._new(x._device.backend.clip(x._data, lo, hi), x._device)
+
+
+def _clip_bound(x: Array, bound, label: str):
+    """A clip bound as the backend takes it: None, a Python scalar, or a native array of x's dtype."""
+    if bound is None:
+        return None
+    if type(bound) is Array:
+        if bound._device is not x._device:
+            raise ValueError(f"clip(): {label} is on {bound._device} but x is on {x._device}")
+        if (bound.dtype.kind in "iu") != (x.dtype.kind in "iu"):
+            raise TypeError(f"clip(): {label} has dtype {bound.dtype}, incompatible with {x.dtype}")
+        if broadcast_shapes(x.shape, bound.shape) != x.shape:
+            raise ValueError(f"clip(): {label} of shape {bound.shape} does not broadcast to x's "
+                             f"shape {x.shape}")
+        if bound.dtype != x.dtype:
+            bound = astype(bound, x.dtype)
+        return bound._data
+    if isinstance(bound, bool) or not isinstance(bound, (int, float)):
+        raise TypeError(f"clip(): {label} must be None, a real Python number or an arrayx array, "
+                        f"not {type(bound).__name__}")
+    if x.dtype.kind in "iu":
+        if isinstance(bound, float):
+            raise TypeError(f"clip(): a float {label} cannot bound an integer array")
+        # An out-of-range integer bound clips nothing (or everything): saturate it.
+        lo, hi = int_limits(x.dtype)
+        bound = lo if bound < lo else hi if bound > hi else bound
+    return bound
+
+
+__all__ = sorted(list(_namespace) + ["clip"])

@@ -1,0 +1,226 @@
+"""Manipulation functions. Views (reshape, permute_dims, broadcast_to, flip, squeeze,
+expand_dims, moveaxis, unstack) cost no copy; concat, roll and repeat are backend primitives;
+stack and tile are written here from those."""
+
+from __future__ import annotations
+
+import math
+import operator
+
+from . import _dtypes as dt
+from ._array_object import Array
+from ._validation import (broadcast_shapes as _broadcast, check_array, normalize_axes, normalize_axis,
+                          same_device)
+
+
+def broadcast_shapes(*shapes):
+    return _broadcast(*(tuple(s) for s in shapes))
+
+
+def broadcast_to(x, /, shape):
+    check_array(x, "broadcast_to")
+    shape = tuple(operator.index(s) for s in shape)
+    if len(shape) < x.ndim or _broadcast(x.shape, shape) != shape:
+        raise ValueError(f"broadcast_to(): cannot broadcast an array of shape {x.shape} to {shape}")
+    if shape == x.shape:
+        return x
+    return Array._new(x._device.backend.broadcast_to(x._data, shape), x._device)
+
+
+def broadcast_arrays(*arrays):
+    for a in arrays:
+        check_array(a, "broadcast_arrays", "arrays")
+    if not arrays:
+        return []
+    same_device(arrays, "broadcast_arrays")
+    shape = _broadcast(*(a.shape for a in arrays))
+    return [broadcast_to(a, shape) for a in arrays]
+
+
+def _common_dtype(arrays, fname):
+    dtype = arrays[0].dtype
+    for a in arrays[1:]:
+        try:
+            dtype = dt.promote(dtype, a.dtype)
+        except TypeError as e:
+            raise TypeError(f"{fname}(): {e}") from None
+    return dtype
+
+
+def _cast_all(arrays, dtype):
+    return [a._data if a.dtype is dtype else a._device.backend.astype(a._data, dtype, True) for a in arrays]
+
+
+def concat(arrays, /, *, axis=0):
+    if not isinstance(arrays, (list, tuple)) or not arrays:
+        raise ValueError("concat() needs a non-empty list or tuple of arrays")
+    for a in arrays:
+        check_array(a, "concat", "arrays")
+    device = same_device(arrays, "concat")
+    dtype = _common_dtype(arrays, "concat")
+    if axis is None:
+        arrays = [reshape(a, (-1,)) for a in arrays]
+        axis = 0
+    ndim = arrays[0].ndim
+    if ndim == 0:
+        raise ValueError("concat() cannot join 0-d arrays; use stack()")
+    axis = normalize_axis(axis, ndim, "concat")
+    first = arrays[0].shape
+    for a in arrays[1:]:
+        if a.ndim != ndim or any(n != m for i, (n, m) in enumerate(zip(a.shape, first)) if i != axis):
+            raise ValueError(f"concat(): shapes {first} and {a.shape} differ outside axis {axis}")
+    return Array._new(device.backend.concat(_cast_all(arrays, dtype), axis), device)
+
+
+def stack(arrays, /, *, axis=0):
+    if not isinstance(arrays, (list, tuple)) or not arrays:
+        raise ValueError("stack() needs a non-empty list or tuple of arrays")
+    for a in arrays:
+        check_array(a, "stack", "arrays")
+    same_device(arrays, "stack")
+    shape = arrays[0].shape
+    for a in arrays[1:]:
+        if a.shape != shape:
+            raise ValueError(f"stack(): all arrays need one shape, got {shape} and {a.shape}")
+    axis = normalize_axis(axis, len(shape) + 1, "stack")
+    return concat([expand_dims(a, axis=axis) for a in arrays], axis=axis)
+
+
+def expand_dims(x, /, axis=0):
+    check_array(x, "expand_dims")
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    out_ndim = x.ndim + len(axes)
+    normalized = normalize_axes(axes, out_ndim, "expand_dims")
+    shape = iter(x.shape)
+    new_shape = tuple(1 if i in normalized else next(shape) for i in range(out_ndim))
+    return reshape(x, new_shape)
+
+
+def squeeze(x, /, axis):
+    check_array(x, "squeeze")
+    axes = normalize_axes(axis, x.ndim, "squeeze")
+    for a in axes:
+        if x.shape[a] != 1:
+            raise ValueError(f"squeeze(): axis {a} has size {x.shape[a]}, not 1")
+    return reshape(x, tuple(n for i, n in enumerate(x.shape) if i not in axes))
+
+
+def flip(x, /, *, axis=None):
+    check_array(x, "flip")
+    axes = normalize_axes(axis, x.ndim, "flip")
+    key = tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(x.ndim))
+    return Array._new(x._device.backend.getitem(x._data, key), x._device)
+
+
+def permute_dims(x, /, axes):
+    check_array(x, "permute_dims")
+    axes = tuple(normalize_axis(a, x.ndim, "permute_dims") for a in axes)
+    if sorted(axes) != list(range(x.ndim)):
+        raise ValueError(f"permute_dims(): {axes} is not a permutation of the {x.ndim} axes")
+    if axes == tuple(range(x.ndim)):
+        return x
+    return Array._new(x._device.backend.permute_dims(x._data, axes), x._device)
+
+
+def moveaxis(x, source, destination, /):
+    check_array(x, "moveaxis")
+    src = source if isinstance(source, tuple) else (source,)
+    dst = destination if isinstance(destination, tuple) else (destination,)
+    if len(src) != len(dst):
+        raise ValueError("moveaxis(): source and destination need the same number of axes")
+    src = [normalize_axis(a, x.ndim, "moveaxis") for a in src]
+    dst = [normalize_axis(a, x.ndim, "moveaxis") for a in dst]
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ValueError("moveaxis(): repeated axis")
+    order = [a for a in range(x.ndim) if a not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute_dims(x, tuple(order))
+
+
+def reshape(x, /, shape, *, copy=None):
+    check_array(x, "reshape")
+    shape = tuple(operator.index(s) for s in shape)
+    unknown = [i for i, s in enumerate(shape) if s == -1]
+    if len(unknown) > 1 or any(s < -1 for s in shape):
+        raise ValueError(f"reshape(): invalid shape {shape}")
+    size = x.size
+    if unknown:
+        known = math.prod(s for s in shape if s != -1)
+        if known == 0 or size % known:
+            raise ValueError(f"reshape(): cannot reshape an array of size {size} into shape {shape}")
+        shape = tuple(size // known if s == -1 else s for s in shape)
+    elif math.prod(shape) != size:
+        raise ValueError(f"reshape(): cannot reshape an array of size {size} into shape {shape}")
+    if shape == x.shape and not copy:
+        return x
+    return Array._new(x._device.backend.reshape(x._data, shape, copy), x._device)
+
+
+def roll(x, /, shift, *, axis=None):
+    check_array(x, "roll")
+    if axis is None:
+        if not isinstance(shift, int):
+            raise TypeError("roll(): with axis=None, shift must be an int")
+        flat = reshape(x, (-1,))
+        return reshape(Array._new(x._device.backend.roll(flat._data, (shift,), (0,)), x._device), x.shape)
+    shifts = shift if isinstance(shift, tuple) else (shift,)
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    if len(shifts) == 1 and len(axes) > 1:
+        shifts = shifts * len(axes)
+    if len(shifts) != len(axes):
+        raise ValueError("roll(): shift and axis need the same length")
+    axes = tuple(normalize_axis(a, x.ndim, "roll") for a in axes)
+    shifts = tuple(operator.index(s) for s in shifts)
+    return Array._new(x._device.backend.roll(x._data, shifts, axes), x._device)
+
+
+def repeat(x, repeats, /, *, axis=None):
+    check_array(x, "repeat")
+    if axis is None:
+        x = reshape(x, (-1,))
+        axis = 0
+    axis = normalize_axis(axis, x.ndim, "repeat")
+    if type(repeats) is Array:
+        if repeats._device is not x._device:
+            raise ValueError(f"repeat(): repeats is on {repeats._device} but x is on {x._device}")
+        if repeats.dtype.kind not in "iu":
+            raise TypeError(f"repeat(): repeats must be an integer array, got {repeats.dtype}")
+        if repeats.ndim > 1 or (repeats.ndim == 1 and repeats.shape[0] not in (1, x.shape[axis])):
+            raise ValueError(f"repeat(): repeats of shape {repeats.shape} does not match axis size "
+                             f"{x.shape[axis]}")
+        repeats = repeats._data
+    else:
+        repeats = operator.index(repeats)
+        if repeats < 0:
+            raise ValueError("repeat(): repeats must be non-negative")
+    return Array._new(x._device.backend.repeat(x._data, repeats, axis), x._device)
+
+
+def tile(x, repetitions, /):
+    check_array(x, "tile")
+    reps = tuple(operator.index(r) for r in repetitions)
+    if any(r < 0 for r in reps):
+        raise ValueError("tile(): repetitions must be non-negative")
+    ndim = max(x.ndim, len(reps))
+    reps = (1,) * (ndim - len(reps)) + reps
+    shape = (1,) * (ndim - x.ndim) + x.shape
+    # View each axis as (1, n), broadcast to (r, n), and merge the pairs.
+    interleaved = tuple(v for n in shape for v in (1, n))
+    target = tuple(v for r, n in zip(reps, shape) for v in (r, n))
+    expanded = broadcast_to(reshape(x, interleaved), target)
+    return reshape(expanded, tuple(r * n for r, n in zip(reps, shape)), copy=True)
+
+
+def unstack(x, /, *, axis=0):
+    check_array(x, "unstack")
+    if x.ndim == 0:
+        raise ValueError("unstack() needs an array of at least one dimension")
+    axis = normalize_axis(axis, x.ndim, "unstack")
+    lead = (slice(None),) * axis
+    backend = x._device.backend
+    return tuple(Array._new(backend.getitem(x._data, lead + (i,)), x._device) for i in range(x.shape[axis]))
+
+
+__all__ = ["broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims", "flip",
+           "moveaxis", "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile", "unstack"]
