@@ -44,7 +44,7 @@ PRIMITIVES = {
               "return bool. `out`, if given, is `a` itself (an in-place operator) and is written.",
     "where": "(condition, a, b, dtype) -> native: broadcast select; `a`/`b` may be Python scalars.",
     "clip": "(a, lo, hi) -> native: lo/hi are None, Python scalars, or native arrays of a's dtype "
-            "broadcastable to a.shape.",
+            "broadcastable to a.shape (the namespace broadcasts `a` to the result shape first).",
     "astype": "(a, dtype, copy: bool) -> native: cast (copy=False may return `a` if dtype matches).",
     "copy": "(a) -> native: a new C-contiguous copy.",
     # --- views and data movement -------------------------------------------------------------

@@ -247,7 +247,7 @@ def meshgrid(*arrays, indexing="xy"):
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid(): indexing must be 'xy' or 'ij', not {indexing!r}")
     if not arrays:
-        return []
+        return ()
     for a in arrays:
         check_array(a, "meshgrid", "arrays")
         if a.ndim != 1:
@@ -266,7 +266,7 @@ def meshgrid(*arrays, indexing="xy"):
         view_shape[axis] = a.shape[0]
         a = a if a.dtype is dtype else astype_copy(a, dtype)
         out.append(broadcast_to(reshape(a, tuple(view_shape)), tuple(shape)))
-    return out
+    return tuple(out)
 
 
 def from_dlpack(x, /, *, device=None, copy=None):

@@ -186,7 +186,13 @@ def clip(x, /, min=None, max=None):
         raise TypeError(f"clip() requires a real numeric dtype, got {x.dtype}")
     lo = _clip_bound(x, min, "min")
     hi = _clip_bound(x, max, "max")
-    return Array._new(x._device.backend.clip(x._data, lo, hi), x._device)
+    shape = broadcast_shapes(x.shape, *(b.shape for b in (lo, hi) if b is not None and not _is_scalar(b)))
+    data = x._data if shape == x.shape else x._device.backend.broadcast_to(x._data, shape)
+    return Array._new(x._device.backend.clip(data, lo, hi), x._device)
+
+
+def _is_scalar(value):
+    return isinstance(value, (int, float))
 
 
 def _clip_bound(x: Array, bound, label: str):
@@ -198,9 +204,7 @@ def _clip_bound(x: Array, bound, label: str):
             raise ValueError(f"clip(): {label} is on {bound._device} but x is on {x._device}")
         if (bound.dtype.kind in "iu") != (x.dtype.kind in "iu"):
             raise TypeError(f"clip(): {label} has dtype {bound.dtype}, incompatible with {x.dtype}")
-        if broadcast_shapes(x.shape, bound.shape) != x.shape:
-            raise ValueError(f"clip(): {label} of shape {bound.shape} does not broadcast to x's "
-                             f"shape {x.shape}")
+        broadcast_shapes(x.shape, bound.shape)
         if bound.dtype != x.dtype:
             bound = astype(bound, x.dtype)
         return bound._data

@@ -31,10 +31,10 @@ def broadcast_arrays(*arrays):
     for a in arrays:
         check_array(a, "broadcast_arrays", "arrays")
     if not arrays:
-        return []
+        return ()
     same_device(arrays, "broadcast_arrays")
     shape = _broadcast(*(a.shape for a in arrays))
-    return [broadcast_to(a, shape) for a in arrays]
+    return tuple(broadcast_to(a, shape) for a in arrays)
 
 
 def _common_dtype(arrays, fname):

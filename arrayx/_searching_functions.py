@@ -1,1 +1,134 @@
-__all__ = []  # being written
+"""Searching functions. argmax/argmin, nonzero, searchsorted and where are backend primitives;
+count_nonzero is written here (cast to bool, sum as int64)."""
+
+from __future__ import annotations
+
+from . import _dtypes as dt
+from ._array_object import Array
+from ._elementwise_functions import _scalar_dtype
+from ._validation import broadcast_shapes, check_array, normalize_axes, normalize_axis
+
+_REAL_NUMERIC = dt.CATEGORIES["real numeric"]
+
+
+def _argreduce(name, x, axis, keepdims):
+    check_array(x, name)
+    if x.dtype not in _REAL_NUMERIC:
+        raise TypeError(f"{name}() requires a real numeric dtype, got {x.dtype}")
+    if axis is None:
+        if x.size == 0:
+            raise ValueError(f"{name}() of an empty array: there is no element to point to")
+    else:
+        axis = normalize_axis(axis, x.ndim, name)
+        if x.shape[axis] == 0:
+            raise ValueError(f"{name}(): axis {axis} of the array of shape {x.shape} has size 0, "
+                             f"so there is no element to point to")
+    device = x._device
+    return Array._new(device.backend.argreduce(name, x._data, axis, bool(keepdims)), device)
+
+
+def argmax(x, /, *, axis=None, keepdims=False):
+    return _argreduce("argmax", x, axis, keepdims)
+
+
+def argmin(x, /, *, axis=None, keepdims=False):
+    return _argreduce("argmin", x, axis, keepdims)
+
+
+def count_nonzero(x, /, *, axis=None, keepdims=False):
+    check_array(x, "count_nonzero")
+    axes = normalize_axes(axis, x.ndim, "count_nonzero")
+    device = x._device
+    backend = device.backend
+    a = x._data
+    if a.dtype is not dt.bool:
+        a = backend.astype(a, dt.bool, False)
+    if not axes:
+        return Array._new(backend.astype(a, dt.int64, True), device)
+    return Array._new(backend.reduce("sum", a, axes, bool(keepdims), dt.int64), device)
+
+
+def nonzero(x, /):
+    check_array(x, "nonzero")
+    if x.ndim == 0:
+        raise ValueError("nonzero() of a 0-d array is not supported; use nonzero(reshape(x, (1,))) "
+                         "or convert it with bool()")
+    device = x._device
+    return tuple(Array._new(i, device) for i in device.backend.nonzero(x._data))
+
+
+def searchsorted(x1, x2, /, *, side="left", sorter=None):
+    check_array(x1, "searchsorted", "x1")
+    if x1.ndim != 1:
+        raise ValueError(f"searchsorted(): x1 must be one-dimensional, got shape {x1.shape}")
+    if x1.dtype not in _REAL_NUMERIC:
+        raise TypeError(f"searchsorted() requires a real numeric dtype for x1, got {x1.dtype}")
+    if side != "left" and side != "right":
+        raise ValueError(f"searchsorted(): side must be 'left' or 'right', got {side!r}")
+    device = x1._device
+    backend = device.backend
+    a = x1._data
+    if type(x2) is Array:
+        if x2._device is not device:
+            raise ValueError(f"searchsorted(): x2 is on {x2._device} but x1 is on {device}")
+        dtype = dt.PROMOTION_TABLE.get((x1.dtype, x2.dtype))
+        if dtype is None or dtype not in _REAL_NUMERIC:
+            raise TypeError(f"searchsorted(): x1 ({x1.dtype}) and x2 ({x2.dtype}) need a common "
+                            f"real numeric dtype under the array API's promotion rules")
+        v = x2._data if x2.dtype is dtype else backend.astype(x2._data, dtype, True)
+    else:
+        if isinstance(x2, bool):
+            raise TypeError("searchsorted(): x2 must be an arrayx array or a real Python number, "
+                            "not bool")
+        dtype = _scalar_dtype("searchsorted", x2, x1.dtype, "real numeric")
+        v = backend.full(device, (), x2, dtype)
+    if sorter is not None:
+        check_array(sorter, "searchsorted", "sorter")
+        if sorter._device is not device:
+            raise ValueError(f"searchsorted(): sorter is on {sorter._device} but x1 is on {device}")
+        if sorter.dtype.kind not in "iu":
+            raise TypeError(f"searchsorted(): sorter must have an integer dtype, got {sorter.dtype}")
+        if sorter.shape != x1.shape:
+            raise ValueError(f"searchsorted(): sorter of shape {sorter.shape} does not match x1's "
+                             f"shape {x1.shape}")
+        a = backend.take(a, sorter._data, 0)
+    if a.dtype is not dtype:
+        a = backend.astype(a, dtype, True)
+    return Array._new(backend.searchsorted(a, v, side), device)
+
+
+def where(condition, x1, x2, /):
+    check_array(condition, "where", "condition")
+    if condition.dtype is not dt.bool:
+        raise TypeError(f"where(): condition must have dtype bool, got {condition.dtype}")
+    device = condition._device
+    if type(x1) is Array:
+        if x1._device is not device:
+            raise ValueError(f"where(): x1 is on {x1._device} but condition is on {device}")
+        a = x1._data
+        if type(x2) is Array:
+            if x2._device is not device:
+                raise ValueError(f"where(): x2 is on {x2._device} but condition is on {device}")
+            b = x2._data
+            dtype = dt.PROMOTION_TABLE.get((a.dtype, b.dtype))
+            if dtype is None:
+                raise TypeError(f"where(): {a.dtype} and {b.dtype} have no common dtype under the "
+                                f"array API's promotion rules; cast one with astype() first")
+            broadcast_shapes(condition.shape, a.shape, b.shape)
+        else:
+            b = x2
+            dtype = _scalar_dtype("where", x2, a.dtype, "any")
+            broadcast_shapes(condition.shape, a.shape)
+    elif type(x2) is Array:
+        if x2._device is not device:
+            raise ValueError(f"where(): x2 is on {x2._device} but condition is on {device}")
+        a, b = x1, x2._data
+        dtype = _scalar_dtype("where", x1, b.dtype, "any")
+        broadcast_shapes(condition.shape, b.shape)
+    else:
+        raise TypeError(f"where(): at least one of x1 and x2 must be an arrayx array, got "
+                        f"{type(x1).__name__} and {type(x2).__name__}")
+    return Array._new(device.backend.where(condition._data, a, b, dtype), device)
+
+
+__all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]

@@ -43,13 +43,12 @@ def from_dlpack(device, obj, copy):
 
 
 def to_dlpack(a, stream, max_version, dl_device, copy):
-    if dl_device is not None and tuple(dl_device) != (1, 0):
-        raise BufferError(f"a CPU array cannot be exported to DLPack device {tuple(dl_device)}")
-    if copy:
-        a = a.copy()
     if max_version is None:
-        return a.__dlpack__(stream=stream)
-    return a.__dlpack__(stream=stream, max_version=max_version, copy=copy)
+        # A consumer that predates DLPack 1.0 gets an unversioned capsule.
+        if dl_device is not None and tuple(dl_device) != (1, 0):
+            raise BufferError(f"a CPU array cannot be exported to DLPack device {tuple(dl_device)}")
+        return (a.copy() if copy else a).__dlpack__(stream=stream)
+    return a.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
 
 def dlpack_device(a):

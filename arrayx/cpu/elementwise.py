@@ -22,8 +22,49 @@ def _imag(a):
     return a.imag.copy() if a.dtype.kind == "c" else np.zeros_like(a)
 
 
+def _floor_divide(a, b, out=None):
+    result = np.floor_divide(a, b)
+    if result.dtype.kind == "f":
+        # NumPy gives NaN for inf // finite and -1 for -1 // inf; the standard wants floor(a / b)
+        # whenever an operand is infinite.
+        infinite = np.isinf(a) | np.isinf(b)
+        if infinite.any():
+            with np.errstate(invalid="ignore"):
+                result = np.where(infinite, np.floor(np.divide(a, b)), result)
+    if out is not None:
+        out[...] = result
+        return out
+    return result
+
+
+def _expm1(z):
+    if z.dtype.kind != "c":
+        return np.expm1(z)
+    # exp(a) cis(b) - 1 = expm1(a) cos(b) - 2 sin^2(b/2) + i exp(a) sin(b): no cancellation near 0.
+    a, b = z.real, z.imag
+    with np.errstate(invalid="ignore", over="ignore"):
+        real = np.expm1(a) * np.cos(b) - 2 * np.sin(b / 2) ** 2 + 0.0
+        imag = np.exp(a) * np.sin(b)
+        # The standard's special cases that the formula gets wrong (inf * 0, inf - inf, cis(inf)).
+        zero_b = b == 0
+        real = np.where(zero_b, np.expm1(a) + 0.0, real)
+        imag = np.where(zero_b, b, imag)
+        minus_inf = a == -np.inf
+        real = np.where(minus_inf, -1.0, real)
+        imag = np.where(minus_inf, np.where(np.isfinite(b), 0.0 * np.sin(b), 0.0), imag)
+        plus_inf_nonfinite_b = (a == np.inf) & ~np.isfinite(b)
+        real = np.where(plus_inf_nonfinite_b, np.inf, real)
+        imag = np.where(plus_inf_nonfinite_b, np.nan, imag)
+    out = np.empty(z.shape, z.dtype)
+    out.real = real
+    out.imag = imag
+    return out
+
+
 _UFUNCS["real"] = _real
 _UFUNCS["imag"] = _imag
+_UFUNCS["floor_divide"] = _floor_divide
+_UFUNCS["expm1"] = _expm1
 
 
 def unary(name, a):

@@ -1,1 +1,80 @@
-# being written
+"""Reductions, arg-reductions and scans on the CPU: NumPy's ufunc reductions and accumulations.
+
+The namespace has validated every argument; `axes` is a sorted tuple of non-negative ints and
+`dtype` the result dtype. Zero-d results come back as 0-d ndarrays, never NumPy scalars.
+"""
+
+import math
+
+import numpy as np
+
+_ndarray = np.ndarray
+
+# Reductions that accumulate in the result dtype (the namespace picked it).
+_ACCUMULATING = {"sum": np.add, "prod": np.multiply}
+# Reductions whose result dtype is the input's (max/min) or bool (all/any).
+_SELECTING = {"max": np.maximum.reduce, "min": np.minimum.reduce, "all": np.all, "any": np.any}
+
+
+def _as_accumulated(a, dtype):
+    # ufunc reductions cast the input with 'same_kind'; a cast the caller asked for explicitly
+    # (uint8 summed as int8, int16 as uint32) is done first instead.
+    if a.dtype != dtype and not np.can_cast(a.dtype, dtype, "same_kind"):
+        return a.astype(dtype)
+    return a
+
+
+def reduce(name, a, axes, keepdims, dtype):
+    if name in _ACCUMULATING:
+        out = _ACCUMULATING[name].reduce(_as_accumulated(a, dtype), axis=axes, dtype=dtype,
+                                         keepdims=keepdims)
+    elif name == "mean":
+        count = math.prod(a.shape[i] for i in axes)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = np.add.reduce(_as_accumulated(a, dtype), axis=axes, dtype=dtype, keepdims=keepdims)
+            if out.__class__ is _ndarray and out.ndim:
+                np.divide(out, count, out=out)
+            else:
+                out = np.divide(out, count, dtype=dtype)
+    else:
+        out = _SELECTING[name](a, axis=axes, keepdims=keepdims)
+    return out if out.__class__ is _ndarray else np.asarray(out, dtype=dtype)
+
+
+def argreduce(name, a, axis, keepdims):
+    out = (np.argmax if name == "argmax" else np.argmin)(a, axis=axis, keepdims=keepdims)
+    if out.__class__ is not _ndarray or out.dtype != np.int64:
+        out = np.asarray(out, dtype=np.int64)
+    return out
+
+
+_SCANS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+def _identity(name, dtype):
+    if name == "sum":
+        return 0
+    if name == "prod":
+        return 1
+    if dtype.kind == "b":
+        return name == "min"
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return info.min if name == "max" else info.max
+    return -np.inf if name == "max" else np.inf
+
+
+def cumulative(name, a, axis, dtype, include_initial):
+    # Accept both the standard's function name ("cumulative_sum") and the bare operation ("sum").
+    op = name[11:] if name.startswith("cumulative_") else name
+    ufunc = _SCANS[op]
+    a = _as_accumulated(a, dtype)
+    if not include_initial:
+        return ufunc.accumulate(a, axis=axis, dtype=dtype)
+    shape = list(a.shape)
+    shape[axis] += 1
+    out = np.empty(shape, dtype=dtype)
+    lead = (slice(None),) * axis
+    out[lead + (0,)] = _identity(op, dtype)
+    ufunc.accumulate(a, axis=axis, dtype=dtype, out=out[lead + (slice(1, None),)])
+    return out

@@ -1,0 +1,103 @@
+"""arrayx's CUDA backend: arrays on NVIDIA GPUs, kernels written in Python for numba-cuda.
+
+Importing this package is cheap: it imports neither numba nor the CUDA driver bindings (those
+come on first use), so ``arrayx._devices`` can ask ``runtime.device_count()`` while arrayx loads.
+
+Modules, one per concern:
+  runtime      devices, primary contexts, streams, events, error checking (cuda.bindings)
+  allocator    caching allocator: size classes, limits, statistics, OOM recovery
+  array        Buffer (a device allocation) and CudaArray (the native array: view metadata)
+  encoder      per-stream launch queue: buffer lifetimes, batches, async error reporting
+  compiler     numba-cuda -> PTX -> cubin, memory + disk kernel cache, compile counter
+  launcher     cuLaunchKernel with pre-packed arguments
+  vector       device helpers: 16-byte vector load/store intrinsics
+  layout       host helpers: broadcasting, dim collapsing, index width, alignment, launch shapes
+  elementwise  the elementwise template (binary ops, copy/cast, fill, assign)
+  transfer     host <-> device copies (pinned staging where it pays)
+  dlpack       DLPack export/import, __cuda_array_interface__ import
+  primitives   the backend's primitives, registered below
+"""
+
+from __future__ import annotations
+
+from .._registry import register_backend
+from . import primitives as _primitives
+from .runtime import (CudaContextLost, CudaError, CudaKernelError, Event, Stream,  # noqa: F401
+                      device_count, synchronize, unavailable_reason)
+from .array import CudaArray  # noqa: F401
+
+register_backend("cuda", _primitives.PRIMITIVES)
+
+
+def is_available() -> bool:
+    return device_count() > 0
+
+
+def get_device(index: int = 0):
+    """Runtime information of a device (name, compute capability, total memory...)."""
+    from .runtime import get_device as _get
+    return _get(index)
+
+
+def current_stream(device: int = 0) -> Stream:
+    """The stream arrayx queues work for `device` on (``with stream:`` changes it)."""
+    from .runtime import current_stream as _cs
+    return _cs(device)
+
+
+def memory_stats(device: int = 0) -> dict:
+    """Allocator statistics in bytes: active, peak, cached, reserved, limits, counters."""
+    from .runtime import get_device as _get
+    return _get(device).allocator.stats()
+
+
+def reset_peak_memory(device: int = 0) -> None:
+    from .runtime import get_device as _get
+    _get(device).allocator.reset_peak()
+
+
+def clear_cache(device: int | None = None) -> None:
+    """Return cached device memory to the driver (all initialised devices by default)."""
+    from . import runtime
+    for dev in ([runtime.get_device(device)] if device is not None else
+                [d for d in runtime._devices if d is not None]):
+        runtime._tls_activate(dev)
+        dev.allocator.clear_cache()
+
+
+def set_memory_limit(limit, device: int = 0) -> int:
+    """Cap the device memory arrayx holds: bytes (int) or a fraction of the device (float <= 1).
+    Returns the previous limit in bytes."""
+    from .runtime import get_device as _get
+    dev = _get(device)
+    if isinstance(limit, float) and limit <= 1.0:
+        limit = int(limit * dev.total_memory)
+    return dev.allocator.set_memory_limit(int(limit))
+
+
+def set_cache_limit(limit: int, device: int = 0) -> int:
+    from .runtime import get_device as _get
+    return _get(device).allocator.set_cache_limit(int(limit))
+
+
+def compile_count() -> int:
+    """Kernels numba compiled in this process (0 when the kernel caches served everything)."""
+    from .compiler import compile_count as _cc
+    return _cc()
+
+
+def kernel_cache_stats() -> dict:
+    from .compiler import stats
+    return stats()
+
+
+def set_submit_mode(mode: str) -> None:
+    """'direct' (launch at once) or 'graph' (a CUDA graph per batch)."""
+    from .encoder import set_mode
+    set_mode(mode)
+
+
+def set_batch_size(ops: int | None = None, nbytes: int | None = None) -> None:
+    """Launches (and/or bytes touched) per encoder batch: one completion event per batch."""
+    from .encoder import set_batch
+    set_batch(ops, nbytes)

@@ -1,0 +1,244 @@
+"""Kernel compiler and cache: Python kernel source -> numba-cuda -> PTX -> cubin for the device.
+
+A kernel is described by a ``KernelSpec``: generated Python source (the kernel families build it
+from templates), the name of the kernel function in it, and its argument types ('float32*' for a
+pointer, 'int64', 'uint32'... for values). Pointers (not numba arrays) keep the argument list
+short: that is what makes pre-packed launches cheap (launcher.py).
+
+Lookup order: memory cache -> disk cache -> compile. The key is a SHA-256 of the source, the
+helper module (vector.py) source, the argument types, the compute capability, the numba-cuda and
+arrayx versions, and the debug flag; so a second process with the same cache folder compiles
+nothing and never imports numba (a disk hit costs a file read and a ``cuModuleLoadData``).
+
+Compilation: ``numba.cuda.compile(..., output='ptx', cc=<device cc>)``, then nvJitLink turns the
+PTX into a cubin for exactly that architecture (sm_90 on an H200). A cubin loads on any driver of
+the same major version, whereas PTX from a newer NVVM would need a newer driver to JIT it. Without
+nvJitLink the PTX itself is cached and the driver JIT-compiles it at load.
+
+Cache folder: ``$ARRAYX_KERNEL_CACHE``, else ``$XDG_CACHE_HOME/arrayx/kernels``, else
+``~/.cache/arrayx/kernels``. ``ARRAYX_KERNEL_CACHE=off`` disables the disk cache.
+``ARRAYX_DEBUG=1`` compiles with line info and turns on the kernels' bounds checks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import threading
+from dataclasses import dataclass
+
+COMPILER_REVISION = "1"
+DEBUG = os.environ.get("ARRAYX_DEBUG", "0") not in ("", "0", "false", "False")
+
+counters = {"compiled": 0, "disk_hits": 0, "memory_hits": 0, "loaded": 0}
+_lock = threading.RLock()
+_binaries: dict = {}  # key -> (image bytes, format, entry name)
+_versions = None
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    name: str          # readable, e.g. "ew_add_float32_float32_float32_vec4x2"
+    source: str        # Python source defining the kernel function
+    entry: str         # name of the kernel function in `source`
+    argtypes: tuple    # ('float32*', 'float32*', 'float32*', 'int64')
+
+
+def cache_dir() -> str | None:
+    env = os.environ.get("ARRAYX_KERNEL_CACHE")
+    if env:
+        return None if env.lower() in ("off", "0", "none") else env
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "arrayx", "kernels")
+
+
+def _package_version(pkg: str, module: str) -> str:
+    """A package's version without importing it (reads the VERSION file or dist metadata)."""
+    import importlib.util
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None and spec.origin:
+        vf = os.path.join(os.path.dirname(spec.origin), "VERSION")
+        if os.path.exists(vf):
+            with open(vf) as f:
+                return f.read().strip()
+    try:
+        from importlib.metadata import version
+        return version(pkg)
+    except Exception:
+        return "unknown"
+
+
+def versions() -> dict:
+    global _versions
+    if _versions is None:
+        import sys
+        here = os.path.dirname(os.path.abspath(__file__))
+        with open(os.path.join(here, "vector.py"), "rb") as f:
+            helpers = hashlib.sha256(f.read()).hexdigest()[:16]
+        ax = getattr(sys.modules.get("arrayx"), "__version__", None) or "0.1.0"
+        _versions = {"numba_cuda": _package_version("numba-cuda", "numba_cuda"), "arrayx": ax,
+                     "helpers": helpers, "compiler": COMPILER_REVISION}
+    return _versions
+
+
+def cache_key(spec: KernelSpec, cc: tuple, debug: bool = DEBUG) -> str:
+    h = hashlib.sha256()
+    h.update(json.dumps([spec.source, spec.entry, list(spec.argtypes), list(cc), versions(),
+                         bool(debug)]).encode())
+    return h.hexdigest()
+
+
+def compile_spec(spec: KernelSpec, cc: tuple, debug: bool = DEBUG, output: str = "ptx") -> str:
+    """Compile to PTX (no GPU needed: this is what CI checks). Imports numba."""
+    from numba import cuda
+    from . import vector
+    ns = vector.kernel_namespace()
+    filename = f"<arrayx kernel {spec.name}>"
+    d = cache_dir()
+    if debug and d:  # line info needs a real file to point at
+        os.makedirs(d, exist_ok=True)
+        filename = os.path.join(d, f"{spec.name}-{hashlib.sha256(spec.source.encode()).hexdigest()[:12]}.py")
+        with open(filename, "w") as f:
+            f.write(spec.source)
+    exec(compile(spec.source, filename, "exec"), ns)
+    fn = ns[spec.entry]
+    sig = tuple(vector.numba_type(t) for t in spec.argtypes)
+    ptx, _ = cuda.compile(fn, sig, device=False, abi="numba", cc=tuple(cc), output="ptx",
+                          lineinfo=debug, opt=True)
+    with _lock:
+        counters["compiled"] += 1
+    return ptx
+
+
+def entry_name(ptx: str) -> str:
+    m = re.search(r"\.entry\s+([A-Za-z0-9_$.]+)\s*\(", ptx)
+    if not m:
+        raise RuntimeError("no kernel entry in the generated PTX")
+    return m.group(1)
+
+
+def link_cubin(ptx: str, cc: tuple) -> bytes | None:
+    """PTX -> cubin for sm_<cc> through nvJitLink (None if nvJitLink is unavailable)."""
+    try:
+        from cuda.bindings import nvjitlink
+    except ImportError:
+        return None
+    arch = f"-arch=sm_{cc[0]}{cc[1]}".encode()
+    opts = [arch, b"-O3"]
+    try:
+        h = nvjitlink.create(len(opts), opts)
+    except Exception:
+        return None
+    try:
+        data = ptx.encode()
+        try:
+            nvjitlink.add_data(h, nvjitlink.InputType.PTX, data, len(data), "arrayx.ptx")
+        except TypeError:  # older cuda-bindings take bytes
+            nvjitlink.add_data(h, nvjitlink.InputType.PTX, data, len(data), b"arrayx.ptx")
+        try:
+            nvjitlink.complete(h)
+        except Exception as e:
+            size = nvjitlink.get_error_log_size(h)
+            log = bytearray(size)
+            nvjitlink.get_error_log(h, log)
+            raise RuntimeError(f"nvJitLink failed: {log.decode(errors='replace')}") from e
+        size = nvjitlink.get_linked_cubin_size(h)
+        cubin = bytearray(size)
+        nvjitlink.get_linked_cubin(h, cubin)
+        return bytes(cubin)
+    finally:
+        nvjitlink.destroy(h)
+
+
+def build_binary(spec: KernelSpec, cc: tuple, debug: bool = DEBUG):
+    """(image, format, entry) for `spec`: from memory, disk, or a fresh compile."""
+    key = cache_key(spec, cc, debug)
+    hit = _binaries.get(key)
+    if hit is not None:
+        counters["memory_hits"] += 1
+        return key, hit
+    with _lock:
+        hit = _binaries.get(key)
+        if hit is not None:
+            return key, hit
+        hit = _read_disk(key)
+        if hit is not None:
+            counters["disk_hits"] += 1
+        else:
+            ptx = compile_spec(spec, cc, debug)
+            entry = entry_name(ptx)
+            cubin = None
+            if os.environ.get("ARRAYX_CUBIN", "1") != "0":
+                cubin = link_cubin(ptx, cc)
+            hit = (cubin, "cubin", entry) if cubin is not None else (ptx.encode(), "ptx", entry)
+            _write_disk(key, spec, cc, hit)
+        _binaries[key] = hit
+        return key, hit
+
+
+def _read_disk(key):
+    d = cache_dir()
+    if not d:
+        return None
+    meta_path = os.path.join(d, key + ".json")
+    try:
+        with open(meta_path) as f:
+            meta = json.load(f)
+        with open(os.path.join(d, key + "." + meta["format"]), "rb") as f:
+            image = f.read()
+    except (OSError, ValueError, KeyError):
+        return None
+    return (image, meta["format"], meta["entry"])
+
+
+def _write_disk(key, spec, cc, hit):
+    d = cache_dir()
+    if not d:
+        return
+    image, fmt, entry = hit
+    try:
+        os.makedirs(d, exist_ok=True)
+        tmp = os.path.join(d, f".{key}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as f:
+            f.write(image)
+        os.replace(tmp, os.path.join(d, f"{key}.{fmt}"))
+        meta = {"name": spec.name, "entry": entry, "format": fmt, "cc": list(cc),
+                "argtypes": list(spec.argtypes), "versions": versions()}
+        with open(tmp, "w") as f:
+            json.dump(meta, f)
+        os.replace(tmp, os.path.join(d, key + ".json"))  # meta last: it marks the entry complete
+    except OSError:
+        pass
+
+
+def get_kernel(spec: KernelSpec, device_index: int):
+    """A launchable ``launcher.Kernel`` for `spec` on a device (module loaded once per device)."""
+    from . import runtime
+    from .launcher import Kernel
+    dev = runtime.get_device(device_index)
+    key, (image, fmt, entry) = build_binary(spec, dev.compute_capability)
+    k = dev.modules.get(key)
+    if k is None:
+        d = runtime.driver()
+        module = runtime.check(d.cuModuleLoadData(image if fmt == "cubin" else image + b"\0"),
+                               f"cuModuleLoadData({spec.name})", dev)
+        func = runtime.check(d.cuModuleGetFunction(module, entry.encode()),
+                             f"cuModuleGetFunction({spec.name})", dev)
+        k = Kernel(spec.name, func, spec.argtypes, dev, module)
+        dev.modules[key] = k
+        counters["loaded"] += 1
+    return k
+
+
+def compile_count() -> int:
+    """Kernels compiled by numba in this process (0 when everything came from the caches)."""
+    return counters["compiled"]
+
+
+def stats() -> dict:
+    return dict(counters)

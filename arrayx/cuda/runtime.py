@@ -1,0 +1,398 @@
+"""CUDA driver runtime: devices, primary contexts, streams, events and error checking.
+
+Everything goes through ``cuda.bindings.driver`` (the driver API numba-cuda itself uses), imported
+lazily: ``device_count()`` is called by ``arrayx._devices`` while arrayx is being imported, so this
+module imports nothing heavy at import time and never imports numba.
+
+Every driver call is checked (``check``) and a failure raises ``CudaError`` naming the call and
+the driver's error name. Errors that poison the context (a kernel fault: illegal address, trap,
+misaligned access...) are *sticky*: the device is then marked lost and every later call on it
+raises ``CudaContextLost`` with the original cause, instead of a string of unrelated failures.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+_driver = None
+_count: int | None = None
+_init_error: str | None = None
+_devices: list = []
+_lock = threading.Lock()
+
+
+class CudaError(RuntimeError):
+    """A CUDA driver call failed."""
+
+    def __init__(self, message, code=None, name=None):
+        super().__init__(message)
+        self.code = code
+        self.name = name
+
+
+class CudaKernelError(CudaError):
+    """A kernel faulted on the GPU (reported at the next synchronisation point)."""
+
+
+class CudaContextLost(CudaError):
+    """The device's context was poisoned by an earlier kernel fault; arrays on it are gone."""
+
+
+# Driver error codes that leave the context unusable (CUDA docs: "the context cannot be used").
+_STICKY = {
+    700,  # ILLEGAL_ADDRESS
+    701,  # LAUNCH_OUT_OF_RESOURCES is not sticky; kept out below
+    702,  # LAUNCH_TIMEOUT
+    714,  # HARDWARE_STACK_ERROR
+    715,  # ILLEGAL_INSTRUCTION
+    716,  # MISALIGNED_ADDRESS
+    717,  # INVALID_ADDRESS_SPACE
+    718,  # INVALID_PC
+    719,  # LAUNCH_FAILED (trap, assert)
+    710,  # ASSERT
+}
+_STICKY.discard(701)
+
+
+def driver():
+    """The ``cuda.bindings.driver`` module (imported on first use)."""
+    global _driver
+    if _driver is None:
+        from cuda.bindings import driver as d
+        _driver = d
+    return _driver
+
+
+def error_name(err) -> str:
+    d = driver()
+    try:
+        res = d.cuGetErrorName(err)
+        if res[0] == d.CUresult.CUDA_SUCCESS:
+            return res[1].decode()
+    except Exception:
+        pass
+    return f"CUDA error {int(err)}"
+
+
+def error_string(err) -> str:
+    d = driver()
+    try:
+        res = d.cuGetErrorString(err)
+        if res[0] == d.CUresult.CUDA_SUCCESS:
+            return res[1].decode()
+    except Exception:
+        pass
+    return ""
+
+
+def raise_error(err, what: str, device=None, kernels=None):
+    code = int(err)
+    name = error_name(err)
+    text = error_string(err)
+    if code in _STICKY:
+        msg = f"{what} failed: {name} ({text})"
+        if kernels:
+            msg += f"; the fault happened in one of the kernels queued since the last good sync: {', '.join(kernels)}"
+        msg += ". The CUDA context is now unusable: arrays on this device are lost"
+        if device is not None:
+            device.lost = msg
+        raise CudaKernelError(msg, code, name)
+    if device is not None and device.lost:
+        raise CudaContextLost(device.lost, code, name)
+    raise CudaError(f"{what} failed: {name} ({text})", code, name)
+
+
+def check(res, what: str, device=None):
+    """Check a cuda.bindings result tuple; return the value(s) after the error code."""
+    err = res[0]
+    if err != 0:
+        raise_error(err, what, device)
+    n = len(res)
+    if n == 1:
+        return None
+    if n == 2:
+        return res[1]
+    return res[1:]
+
+
+def _init():
+    """cuInit once; sets the device count (0 with a reason when no driver / GPU)."""
+    global _count, _init_error
+    if _count is not None:
+        return _count
+    with _lock:
+        if _count is not None:
+            return _count
+        if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+            _init_error = "NUMBA_ENABLE_CUDASIM=1: the simulator has no driver"
+            _count = 0
+            return 0
+        try:
+            d = driver()
+        except ImportError as e:
+            _init_error = f"cuda-bindings is not installed ({e})"
+            _count = 0
+            return 0
+        try:
+            err = d.cuInit(0)[0]
+        except Exception as e:  # driver library missing: cuda.pathfinder raises
+            _init_error = f"no CUDA driver ({e})"
+            _count = 0
+            return 0
+        if err != 0:
+            _init_error = f"cuInit failed: {error_name(err)}"
+            _count = 0
+            return 0
+        res = d.cuDeviceGetCount()
+        _count = int(res[1]) if res[0] == 0 else 0
+        if _count == 0:
+            _init_error = "the driver reports no CUDA device"
+        _devices.extend([None] * _count)
+    return _count
+
+
+def device_count() -> int:
+    """Number of CUDA devices (0 without a driver or GPU). Cheap after the first call."""
+    if _count is not None:
+        return _count
+    return _init()
+
+
+def unavailable_reason() -> str | None:
+    """Why ``device_count()`` is 0, if it is."""
+    _init()
+    return _init_error
+
+
+class Device:
+    """Per-device state: primary context, compute capability, streams, allocator, kernels."""
+
+    def __init__(self, index: int):
+        d = driver()
+        self.index = index
+        self.lost = None  # message once a sticky error poisoned the context
+        self.handle = check(d.cuDeviceGet(index), "cuDeviceGet")
+        self.context = check(d.cuDevicePrimaryCtxRetain(self.handle), "cuDevicePrimaryCtxRetain")
+        check(d.cuCtxSetCurrent(self.context), "cuCtxSetCurrent")
+        attr = d.CUdevice_attribute
+        get = lambda a: int(check(d.cuDeviceGetAttribute(a, self.handle), "cuDeviceGetAttribute"))
+        self.compute_capability = (get(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+                                   get(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR))
+        self.multiprocessor_count = get(attr.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+        self.max_threads_per_block = get(attr.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+        self.max_grid_x = get(attr.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)
+        self.name = check(d.cuDeviceGetName(256, self.handle), "cuDeviceGetName").split(b"\0")[0].decode()
+        self.total_memory = int(check(d.cuDeviceTotalMem(self.handle), "cuDeviceTotalMem"))
+        self._default_stream = None
+        self._current_stream = None
+        self._allocator = None
+        self.modules = {}  # kernel key -> Kernel loaded in this context
+
+    def __repr__(self):
+        return f"<arrayx.cuda device {self.index}: {self.name}, sm_{self.compute_capability[0]}{self.compute_capability[1]}>"
+
+    def activate(self):
+        """Make this device's primary context current on the calling thread."""
+        _tls_activate(self)
+
+    @property
+    def default_stream(self) -> "Stream":
+        if self._default_stream is None:
+            self._default_stream = Stream(self.index, _default=True)
+        return self._default_stream
+
+    @property
+    def stream(self) -> "Stream":
+        """The stream work for this device is queued on now (default stream unless changed)."""
+        s = self._current_stream
+        return s if s is not None else self.default_stream
+
+    @property
+    def allocator(self):
+        if self._allocator is None:
+            from .allocator import Allocator
+            self._allocator = Allocator.for_device(self)
+        return self._allocator
+
+    def synchronize(self):
+        """Wait for every stream of this device, surfacing asynchronous errors."""
+        from .encoder import all_encoders
+        for enc in all_encoders(self.index):
+            enc.synchronize()
+        self.activate()
+        d = driver()
+        err = d.cuCtxSynchronize()[0]
+        if err != 0:
+            raise_error(err, "cuCtxSynchronize", self)
+
+
+_tls = threading.local()
+
+
+def _tls_activate(dev):
+    if getattr(_tls, "current", None) is not dev:
+        if dev.lost:
+            raise CudaContextLost(dev.lost)
+        check(driver().cuCtxSetCurrent(dev.context), "cuCtxSetCurrent")
+        _tls.current = dev
+
+
+def get_device(index: int = 0) -> Device:
+    """The runtime state of CUDA device `index` (created, with its context, on first use), made
+    current on the calling thread."""
+    if index >= 0:
+        try:
+            dev = _devices[index]
+        except IndexError:
+            dev = None
+        if dev is not None:
+            if getattr(_tls, "current", None) is not dev:
+                _tls_activate(dev)
+            return dev
+    return _create_device(index)
+
+
+def _create_device(index: int) -> Device:
+    count = _init()
+    if not 0 <= index < count:
+        raise ValueError(f"CUDA device {index} does not exist ({count} available"
+                         + (f": {_init_error}" if _init_error else "") + ")")
+    with _lock:
+        dev = _devices[index]
+        if dev is None:
+            dev = _devices[index] = Device(index)
+            _tls.current = dev
+    _tls_activate(dev)
+    return dev
+
+
+class Stream:
+    """A CUDA stream of one device, with its encoder (the queue of launches and their buffers).
+
+    ``Stream(device)`` creates a new non-blocking stream; ``with stream:`` makes it the stream that
+    arrayx queues work for that device on (per device, not per thread).
+    """
+
+    def __init__(self, device: int = 0, _default: bool = False, _handle=None):
+        d = driver()
+        dev = get_device(device)
+        self.device = dev
+        self.device_index = dev.index
+        self._owned = _handle is None
+        if _handle is None:
+            _handle = check(d.cuStreamCreate(d.CUstream_flags.CU_STREAM_NON_BLOCKING.value), "cuStreamCreate")
+        self.handle = _handle
+        self.ptr = int(_handle)
+        from .encoder import Encoder
+        self.encoder = Encoder(self)
+        self._prev = []
+
+    @classmethod
+    def external(cls, device: int, handle: int) -> "Stream":
+        """Wrap a stream created by another library (not destroyed by arrayx)."""
+        d = driver()
+        return cls(device, _handle=d.CUstream(handle))
+
+    def __cuda_stream__(self):
+        """The CUDA stream protocol: (version, handle)."""
+        return (0, self.ptr)
+
+    def __repr__(self):
+        return f"<arrayx.cuda.Stream 0x{self.ptr:x} on cuda:{self.device_index}>"
+
+    def __enter__(self):
+        self._prev.append(self.device._current_stream)
+        self.device._current_stream = self
+        return self
+
+    def __exit__(self, *exc):
+        self.device._current_stream = self._prev.pop()
+
+    def synchronize(self):
+        """Submit queued work and wait for it; raises the asynchronous error of a kernel if any."""
+        self.encoder.synchronize()
+
+    def wait_event(self, event: "Event"):
+        check(driver().cuStreamWaitEvent(self.handle, event.handle, 0), "cuStreamWaitEvent", self.device)
+
+    def wait_stream(self, other: "Stream"):
+        """Make future work on this stream wait for work queued so far on `other`."""
+        other.encoder.commit()
+        ev = Event(self.device_index)
+        ev.record(other)
+        self.wait_event(ev)
+
+    def __del__(self):
+        try:
+            if self._owned and _driver is not None and self.handle is not None:
+                self.encoder.release_all()
+                _driver.cuStreamDestroy(self.handle)
+        except Exception:
+            pass
+
+
+class Event:
+    """A CUDA event (timing disabled unless ``timing=True``)."""
+
+    __slots__ = ("handle", "device_index", "__weakref__")
+
+    def __init__(self, device: int = 0, timing: bool = False):
+        d = driver()
+        get_device(device)
+        flags = 0 if timing else d.CUevent_flags.CU_EVENT_DISABLE_TIMING.value
+        self.handle = check(d.cuEventCreate(flags), "cuEventCreate")
+        self.device_index = device
+
+    def record(self, stream: Stream | None = None):
+        if stream is None:
+            stream = get_device(self.device_index).stream
+        stream.encoder.commit()
+        check(driver().cuEventRecord(self.handle, stream.handle), "cuEventRecord")
+        return self
+
+    def query(self) -> bool:
+        """True when the work before the record has finished."""
+        err = driver().cuEventQuery(self.handle)[0]
+        if err == 0:
+            return True
+        if int(err) == 600:  # CUDA_ERROR_NOT_READY
+            return False
+        raise_error(err, "cuEventQuery", _devices[self.device_index])
+
+    def synchronize(self):
+        err = driver().cuEventSynchronize(self.handle)[0]
+        if err != 0:
+            raise_error(err, "cuEventSynchronize", _devices[self.device_index])
+
+    def elapsed_ms(self, end: "Event") -> float:
+        return float(check(driver().cuEventElapsedTime(self.handle, end.handle), "cuEventElapsedTime"))
+
+    def __del__(self):
+        try:
+            if _driver is not None:
+                _driver.cuEventDestroy(self.handle)
+        except Exception:
+            pass
+
+
+def current_stream(device: int = 0) -> Stream:
+    return get_device(device).stream
+
+
+def synchronize(device: int | None = None):
+    """Wait for all queued work (on every initialised device, or one), raising async errors."""
+    if device is not None:
+        get_device(device).synchronize()
+        return
+    for dev in list(_devices):
+        if dev is not None:
+            _tls_activate(dev)
+            dev.synchronize()
+
+
+def mem_get_info(device: int = 0):
+    """(free, total) bytes as the driver sees them."""
+    get_device(device)
+    free, total = check(driver().cuMemGetInfo(), "cuMemGetInfo")
+    return int(free), int(total)

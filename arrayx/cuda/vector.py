@@ -1,0 +1,211 @@
+"""Device helpers for kernels: aligned 16-byte vector loads/stores, and a trap for debug checks.
+
+``vloadN(ptr, i)`` reads N consecutive elements starting at element ``i`` of ``ptr`` (a
+``CPointer`` of any arrayx element type) as one vector access and returns a ``UniTuple`` of N
+values; ``vstoreN(ptr, i, values)`` writes them. The IR is ``load <N x T>, align 16`` through an
+``addrspace(1)`` (global) pointer, which NVVM turns into ``ld.global.v4.f32`` / ``v2.f64`` /
+``v4.u32``... A numba loop with plain indexing never gives these (DESIGN.md: 2.02 vs 3.74 TB/s).
+Complex values are loaded as 2N lanes of their real type. The caller guarantees alignment: the
+host checks pointers and picks a scalar kernel for unaligned views (layout.aligned).
+
+N is 16 // itemsize of the widest operand (SEEDS.md); narrower operands of the same kernel use
+narrower vectors (e.g. a bool output of a float32 kernel is stored 4 bytes at a time).
+
+Importing this module imports numba; only the compiler does, and only on a cache miss.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+from numba import cuda, types
+from numba.core.extending import intrinsic
+
+WIDTHS = (1, 2, 4, 8, 16)
+
+
+def _lanes(context, T):
+    if isinstance(T, types.Complex):
+        return context.get_data_type(T.underlying_float), 2
+    return context.get_data_type(T), 1
+
+
+def _global_vector_ptr(builder, ptr, idx, vt):
+    addr = builder.gep(ptr, [idx])
+    vp = builder.bitcast(addr, ir.PointerType(vt))
+    return builder.addrspacecast(vp, ir.PointerType(vt, addrspace=1))
+
+
+def _narrow(vt, nbytes):
+    """Vectors of bytes/shorts: NVVM splits a <16 x i8> load into four ld.global.v4.u8 once the
+    lanes are used one by one, so those are moved as 32-bit words through inline PTX, which the
+    optimiser cannot split."""
+    elt = vt.element
+    return isinstance(elt, ir.IntType) and elt.width < 32 and nbytes >= 4
+
+
+_PTX_SUFFIX = {1: "", 2: ".v2", 4: ".v4"}
+
+
+def _word_address(builder, ptr, idx, vt):
+    gp = _global_vector_ptr(builder, ptr, idx, vt)
+    return builder.ptrtoint(gp, ir.IntType(64))
+
+
+def _load_vector(builder, ptr, idx, vt, nbytes):
+    if not _narrow(vt, nbytes):
+        return builder.load(_global_vector_ptr(builder, ptr, idx, vt), align=min(16, nbytes))
+    words = nbytes // 4
+    i32 = ir.IntType(32)
+    outs = ",".join(["=r"] * words)
+    regs = ", ".join(f"${k}" for k in range(words))
+    regs = f"{{{regs}}}" if words > 1 else regs
+    if words == 1:
+        fty = ir.FunctionType(i32, [ir.IntType(64)])
+    else:
+        fty = ir.FunctionType(ir.LiteralStructType([i32] * words), [ir.IntType(64)])
+    asm = f"ld.global{_PTX_SUFFIX[words]}.u32 {regs}, [${words}];"
+    res = builder.asm(fty, asm, f"{outs},l", [_word_address(builder, ptr, idx, vt)],
+                      side_effect=False)
+    wv = ir.Constant(ir.VectorType(i32, words), ir.Undefined)
+    for k in range(words):
+        w = res if words == 1 else builder.extract_value(res, k)
+        wv = builder.insert_element(wv, w, ir.Constant(i32, k))
+    return builder.bitcast(wv, vt)
+
+
+def _store_vector(builder, ptr, idx, v, vt, nbytes):
+    if not _narrow(vt, nbytes):
+        builder.store(v, _global_vector_ptr(builder, ptr, idx, vt), align=min(16, nbytes))
+        return
+    words = nbytes // 4
+    i32 = ir.IntType(32)
+    wv = builder.bitcast(v, ir.VectorType(i32, words))
+    vals = [builder.extract_element(wv, ir.Constant(i32, k)) for k in range(words)]
+    regs = ", ".join(f"${k + 1}" for k in range(words))
+    regs = f"{{{regs}}}" if words > 1 else regs
+    fty = ir.FunctionType(ir.VoidType(), [ir.IntType(64)] + [i32] * words)
+    asm = f"st.global{_PTX_SUFFIX[words]}.u32 [$0], {regs};"
+    builder.asm(fty, asm, "l" + ",r" * words + ",~{memory}",
+                [_word_address(builder, ptr, idx, vt)] + vals, side_effect=True)
+
+
+def _itemsize(context, T):
+    return context.get_abi_sizeof(context.get_data_type(T))
+
+
+def make_vload(n: int):
+    @intrinsic
+    def vload(typingctx, ptr, idx):
+        if not isinstance(ptr, types.CPointer) or not isinstance(idx, types.Integer):
+            return None
+        T = ptr.dtype
+        sig = types.UniTuple(T, n)(ptr, idx)
+
+        def codegen(context, builder, sig, args):
+            p, i = args
+            base, k = _lanes(context, T)
+            vt = ir.VectorType(base, n * k)
+            v = _load_vector(builder, p, i, vt, n * _itemsize(context, T))
+            tup = ir.Constant(context.get_value_type(sig.return_type), ir.Undefined)
+            i32 = ir.IntType(32)
+            for j in range(n):
+                if k == 1:
+                    elem = builder.extract_element(v, ir.Constant(i32, j))
+                else:
+                    elem = ir.Constant(context.get_value_type(T), ir.Undefined)
+                    elem = builder.insert_value(elem, builder.extract_element(v, ir.Constant(i32, 2 * j)), 0)
+                    elem = builder.insert_value(elem, builder.extract_element(v, ir.Constant(i32, 2 * j + 1)), 1)
+                tup = builder.insert_value(tup, elem, j)
+            return tup
+
+        return sig, codegen
+
+    vload.__name__ = f"vload{n}"
+    return vload
+
+
+def make_vstore(n: int):
+    @intrinsic
+    def vstore(typingctx, ptr, idx, values):
+        if not isinstance(ptr, types.CPointer) or not isinstance(idx, types.Integer):
+            return None
+        T = ptr.dtype
+        if not isinstance(values, types.BaseTuple) or len(values) != n:
+            return None
+        sig = types.void(ptr, idx, types.UniTuple(T, n))
+
+        def codegen(context, builder, sig, args):
+            p, i, tup = args
+            # the tuple may arrive as a heterogeneous one: cast each element to T
+            src_ty = sig.args[2]
+            base, k = _lanes(context, T)
+            vt = ir.VectorType(base, n * k)
+            v = ir.Constant(vt, ir.Undefined)
+            i32 = ir.IntType(32)
+            for j in range(n):
+                elem = builder.extract_value(tup, j)
+                if k == 1:
+                    v = builder.insert_element(v, elem, ir.Constant(i32, j))
+                else:
+                    v = builder.insert_element(v, builder.extract_value(elem, 0), ir.Constant(i32, 2 * j))
+                    v = builder.insert_element(v, builder.extract_value(elem, 1), ir.Constant(i32, 2 * j + 1))
+            _store_vector(builder, p, i, v, vt, n * _itemsize(context, T))
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    vstore.__name__ = f"vstore{n}"
+    return vstore
+
+
+@intrinsic
+def trap(typingctx):
+    """Abort the kernel (CUDA_ERROR_LAUNCH_FAILED at the next sync): for ARRAYX_DEBUG checks."""
+    sig = types.void()
+
+    def codegen(context, builder, sig, args):
+        fnty = ir.FunctionType(ir.VoidType(), [])
+        fn = cgutils_get_or_insert(builder.module, fnty, "llvm.trap")
+        builder.call(fn, [])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+def cgutils_get_or_insert(module, fnty, name):
+    fn = module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(module, fnty, name)
+    return fn
+
+
+VLOAD = {n: make_vload(n) for n in WIDTHS}
+VSTORE = {n: make_vstore(n) for n in WIDTHS}
+
+# numba element types of the arrayx dtypes; bool is stored as uint8 in kernels (its numba data
+# model is i8 but its value model i1; a uint8 pointer keeps loads and stores plain bytes).
+ELEMENT_TYPES = {
+    "bool": types.uint8, "int8": types.int8, "int16": types.int16, "int32": types.int32,
+    "int64": types.int64, "uint8": types.uint8, "uint16": types.uint16, "uint32": types.uint32,
+    "uint64": types.uint64, "float32": types.float32, "float64": types.float64,
+    "complex64": types.complex64, "complex128": types.complex128,
+}
+
+
+def kernel_namespace() -> dict:
+    """Globals for generated kernel source: cuda, the numba scalar types, vloadN/vstoreN, trap."""
+    ns = {"cuda": cuda, "trap": trap, "boolean": types.boolean}
+    for name, t in ELEMENT_TYPES.items():
+        if name != "bool":
+            ns[name] = t
+    for n in WIDTHS:
+        ns[f"vload{n}"] = VLOAD[n]
+        ns[f"vstore{n}"] = VSTORE[n]
+    return ns
+
+
+def numba_type(code: str):
+    """Parse an argument type code of a kernel signature: 'float32*' (pointer) or 'int64'."""
+    if code.endswith("*"):
+        return types.CPointer(ELEMENT_TYPES[code[:-1]])
+    return ELEMENT_TYPES[code] if code != "bool" else types.uint8
