@@ -65,7 +65,7 @@ def matrix_transpose(x, /):
 
 def _tensordot_axes(axes, nd1, nd2):
     """-> (axes of x1, axes of x2): normalised, non-negative, paired in order."""
-    if isinstance(axes, tuple) and len(axes) == 2 and not isinstance(axes, bool):
+    if isinstance(axes, (tuple, list)) and len(axes) == 2:
         first, second = axes
         first = (first,) if hasattr(first, "__index__") else tuple(first)
         second = (second,) if hasattr(second, "__index__") else tuple(second)
