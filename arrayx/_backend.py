@@ -60,15 +60,18 @@ PRIMITIVES = {
     "concat": "(arrays: list, axis) -> native (all of one dtype).",
     "roll": "(a, shift: tuple, axes: tuple|None) -> native.",
     "repeat": "(a, repeats: int|native, axis: int|None) -> native.",
-    "take": "(a, indices: native int array (1-D), axis) -> native; indices in range.",
-    "take_along_axis": "(a, indices, axis) -> native; indices in range.",
+    "take": "(a, indices: native int array (1-D), axis) -> native; indices in [-n, n) are wrapped, "
+            "others raise IndexError.",
+    "take_along_axis": "(a, indices, axis) -> native: a and indices already broadcast to agree "
+                       "outside `axis`; indices wrapped and checked as for `take`.",
     "diagonal": "(a, offset) -> native: the diagonal of the last two axes.",
     # --- reductions, scans, search ------------------------------------------------------------
     "reduce": "(name, a, axes: tuple, keepdims, dtype) -> native: name in sum, prod, max, min, "
               "mean, all, any; `dtype` is the result/accumulation dtype.",
     "argreduce": "(name, a, axis: int|None, keepdims) -> native int64: argmax/argmin, first index "
                  "on ties.",
-    "cumulative": "(name, a, axis, dtype, include_initial) -> native: cumulative_sum/prod/max/min.",
+    "cumulative": "(name, a, axis, dtype, include_initial) -> native: name is 'cumulative_sum' or "
+                  "'cumulative_prod'.",
     "nonzero": "(a) -> tuple of native int64 arrays (a.ndim >= 1).",
     "searchsorted": "(sorted_1d, values, side) -> native int64.",
     # --- sorting and sets -------------------------------------------------------------------

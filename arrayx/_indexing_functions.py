@@ -1,16 +1,14 @@
 """Indexing functions: take and take_along_axis, the backend's gather primitives.
 
-Negative indices count from the end; they are mapped to non-negative ones here (compare, add,
-select), so a backend sees indices in [0, n) whenever the caller's were in [-n, n). Indices out
-of that range reach the backend unchanged: NumPy raises IndexError for them (the standard leaves
-the behaviour unspecified).
+Indices in [-n, n) are valid (negative ones count from the end); the gather primitive wraps them
+as it reads, which costs nothing extra on a GPU. Indices out of that range raise IndexError from
+the backend.
 """
 
 from __future__ import annotations
 
-from . import _dtypes as dt
 from ._array_object import Array
-from ._validation import broadcast_shapes, check_array, int_limits, normalize_axis
+from ._validation import broadcast_shapes, check_array, normalize_axis
 
 
 def _check_indices(x, indices, fname):
@@ -19,17 +17,6 @@ def _check_indices(x, indices, fname):
         raise ValueError(f"{fname}(): indices are on {indices._device} but x is on {x._device}")
     if indices.dtype.kind not in "iu":
         raise TypeError(f"{fname}(): indices must have an integer dtype, got {indices.dtype}")
-
-
-def _wrap_negative(backend, idx, n):
-    """Map indices in [-n, 0) to [0, n); unsigned indices are returned unchanged."""
-    if idx.dtype.kind == "u" or idx.size == 0:
-        return idx
-    if n > int_limits(idx.dtype)[1]:  # idx + n would overflow the index dtype
-        idx = backend.astype(idx, dt.int64, True)
-    dtype = idx.dtype
-    negative = backend.binary("less", idx, 0, dtype)
-    return backend.where(negative, backend.binary("add", idx, n, dtype), idx, dtype)
 
 
 def take(x, indices, /, *, axis=None):
@@ -47,8 +34,7 @@ def take(x, indices, /, *, axis=None):
         raise ValueError(f"take(): indices must be one-dimensional, got shape {indices.shape}")
     device = x._device
     backend = device.backend
-    idx = _wrap_negative(backend, indices._data, x.shape[axis])
-    return Array._new(backend.take(x._data, idx, axis), device)
+    return Array._new(backend.take(x._data, indices._data, axis), device)
 
 
 def take_along_axis(x, indices, /, *, axis=-1):
@@ -80,7 +66,6 @@ def take_along_axis(x, indices, /, *, axis=-1):
         common[axis] = js[axis]
         if tuple(common) != js:
             idx = backend.broadcast_to(idx, tuple(common))
-    idx = _wrap_negative(backend, idx, xs[axis])
     return Array._new(backend.take_along_axis(a, idx, axis), device)
 
 

@@ -10,8 +10,7 @@ import numpy as np
 
 _ndarray = np.ndarray
 
-# Reductions that accumulate in the result dtype (the namespace picked it).
-_ACCUMULATING = {"sum": np.add, "prod": np.multiply}
+_ARITHMETIC = frozenset(("sum", "prod", "mean"))
 # Reductions whose result dtype is the input's (max/min) or bool (all/any).
 _SELECTING = {"max": np.maximum.reduce, "min": np.minimum.reduce, "all": np.all, "any": np.any}
 
@@ -24,20 +23,42 @@ def _as_accumulated(a, dtype):
     return a
 
 
-def reduce(name, a, axes, keepdims, dtype):
-    if name in _ACCUMULATING:
-        out = _ACCUMULATING[name].reduce(_as_accumulated(a, dtype), axis=axes, dtype=dtype,
-                                         keepdims=keepdims)
-    elif name == "mean":
+# A floating sum starts from -0.0, the exact additive identity, so that a sum of negative zeros
+# is -0.0 as successive `add`s give (NumPy's own start, +0.0, would make it +0.0). An empty sum
+# stays +0.0.
+_NEG_ZERO = {"f": -0.0, "c": complex(-0.0, -0.0)}
+
+
+def _sum(a, axes, keepdims, dtype):
+    a = _as_accumulated(a, dtype)
+    start = _NEG_ZERO.get(dtype.kind)
+    if start is not None and a.size:
+        return np.add.reduce(a, axis=axes, dtype=dtype, keepdims=keepdims, initial=start)
+    return np.add.reduce(a, axis=axes, dtype=dtype, keepdims=keepdims)
+
+
+def _reduce(name, a, axes, keepdims, dtype):
+    if name == "sum":
+        return _sum(a, axes, keepdims, dtype)
+    if name == "prod":
+        return np.multiply.reduce(_as_accumulated(a, dtype), axis=axes, dtype=dtype, keepdims=keepdims)
+    if name == "mean":
         count = math.prod(a.shape[i] for i in axes)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out = np.add.reduce(_as_accumulated(a, dtype), axis=axes, dtype=dtype, keepdims=keepdims)
-            if out.__class__ is _ndarray and out.ndim:
-                np.divide(out, count, out=out)
-            else:
-                out = np.divide(out, count, dtype=dtype)
+        out = _sum(a, axes, keepdims, dtype)
+        if out.__class__ is _ndarray:
+            return np.divide(out, count, out=out)
+        return out / count  # a NumPy scalar of `dtype` (a Python int divisor keeps it)
+    return _SELECTING[name](a, axis=axes, keepdims=keepdims)
+
+
+def reduce(name, a, axes, keepdims, dtype):
+    if dtype.kind in "fc" and name in _ARITHMETIC:
+        # inf - inf, inf * 0, overflow and 0/0 (the mean of nothing) give the IEEE answer
+        # silently, as on every other device.
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            out = _reduce(name, a, axes, keepdims, dtype)
     else:
-        out = _SELECTING[name](a, axis=axes, keepdims=keepdims)
+        out = _reduce(name, a, axes, keepdims, dtype)
     return out if out.__class__ is _ndarray else np.asarray(out, dtype=dtype)
 
 
@@ -69,6 +90,13 @@ def cumulative(name, a, axis, dtype, include_initial):
     op = name[11:] if name.startswith("cumulative_") else name
     ufunc = _SCANS[op]
     a = _as_accumulated(a, dtype)
+    if dtype.kind in "fc":
+        with np.errstate(invalid="ignore", over="ignore"):
+            return _scan(ufunc, op, a, axis, dtype, include_initial)
+    return _scan(ufunc, op, a, axis, dtype, include_initial)
+
+
+def _scan(ufunc, op, a, axis, dtype, include_initial):
     if not include_initial:
         return ufunc.accumulate(a, axis=axis, dtype=dtype)
     shape = list(a.shape)

@@ -1,0 +1,160 @@
+"""take and take_along_axis against NumPy: negative indices, every index dtype, axes, empty
+arrays and indices, views, broadcasting (take_along_axis) and bad input."""
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import arrayx as xp
+from conftest import assert_array_equal, to_numpy
+
+ALL = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+       "float32", "float64", "complex64", "complex128"]
+INDEX = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+
+
+def data(rng, dtype, shape):
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return rng.random(shape) < 0.5
+    a = rng.integers(0, 100, size=shape).astype(dtype)
+    if dtype.kind == "c":
+        a = a + 1j * rng.integers(0, 5, size=shape)
+    if dtype.kind in "fc" and a.size:
+        a.reshape(-1)[0] = np.nan
+    return a.astype(dtype)
+
+
+def indices_for(rng, n, size, dtype):
+    dtype = np.dtype(dtype)
+    lo = 0 if dtype.kind == "u" else -n
+    return rng.integers(lo, n, size=size).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("axis", [0, 1, 2, -1, -3])
+def test_take(rng, dtype, axis):
+    a = data(rng, dtype, (3, 4, 5))
+    idx = indices_for(rng, a.shape[axis], 7, "int64")
+    assert_array_equal(xp.take(xp.asarray(a), xp.asarray(idx), axis=axis), np.take(a, idx, axis=axis))
+
+
+@pytest.mark.parametrize("index_dtype", INDEX)
+def test_take_index_dtypes_and_1d(rng, index_dtype):
+    a = data(rng, "float32", (20,))
+    idx = indices_for(rng, 20, 9, index_dtype)
+    assert_array_equal(xp.take(xp.asarray(a), xp.asarray(idx)), np.take(a, idx))
+    # a long axis indexed by a narrow signed dtype: adding n must not overflow the index dtype
+    big = data(rng, "int32", (300,))
+    idx = np.array([-1, -128, 127, 0], dtype=np.int8) if index_dtype == "int8" else \
+        np.array([255 if index_dtype == "uint8" else 299, 0], dtype=index_dtype)
+    assert_array_equal(xp.take(xp.asarray(big), xp.asarray(idx)), np.take(big, idx))
+
+
+def test_take_views_empty_and_repeats(rng):
+    base = data(rng, "int16", (6, 8))
+    x = xp.asarray(base)
+    ibase = np.array([2, -1, 0, 0, -2, 1])
+    i = xp.asarray(ibase)
+    for view in (lambda t: t[1:], lambda t: t[::-2], lambda t: t[:, 1::2]):
+        for axis in (0, 1):
+            assert_array_equal(xp.take(view(x), i[::2], axis=axis), np.take(view(base), ibase[::2], axis=axis))
+    assert_array_equal(xp.take(x, xp.asarray(np.zeros(0, np.int64)), axis=1), np.zeros((6, 0), np.int16))
+    assert_array_equal(xp.take(xp.asarray(np.zeros((0, 3))), xp.asarray([2, -3]), axis=1), np.zeros((0, 2)))
+
+
+def test_take_bad_input():
+    x = xp.asarray(np.arange(6.0).reshape(2, 3))
+    i = xp.asarray([0, 1])
+    with pytest.raises(ValueError, match="axis"):
+        xp.take(x, i)  # axis required beyond 1-D
+    with pytest.raises(IndexError):
+        xp.take(x, i, axis=2)
+    with pytest.raises(TypeError):
+        xp.take(x, xp.asarray([0.0, 1.0]), axis=0)
+    with pytest.raises(TypeError):
+        xp.take(x, xp.asarray([True, False]), axis=0)
+    with pytest.raises(ValueError, match="one-dimensional"):
+        xp.take(x, xp.asarray([[0, 1]]), axis=0)
+    with pytest.raises(TypeError):
+        xp.take(x, [0, 1], axis=0)
+    with pytest.raises(IndexError):
+        xp.take(x, xp.asarray([5]), axis=0)  # out of range (NumPy raises; unspecified by the standard)
+    with pytest.raises(ValueError):
+        xp.take(xp.asarray(1.0), i)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("axis", [0, 1, 2, -1])
+def test_take_along_axis(rng, dtype, axis):
+    a = data(rng, dtype, (3, 4, 5))
+    shape = list(a.shape)
+    shape[axis] = 6
+    idx = indices_for(rng, a.shape[axis], tuple(shape), "int64")
+    assert_array_equal(xp.take_along_axis(xp.asarray(a), xp.asarray(idx), axis=axis),
+                       np.take_along_axis(a, idx, axis=axis))
+
+
+@pytest.mark.parametrize("index_dtype", INDEX)
+def test_take_along_axis_index_dtypes_and_default_axis(rng, index_dtype):
+    a = data(rng, "float64", (3, 7))
+    idx = indices_for(rng, 7, (3, 4), index_dtype)
+    assert_array_equal(xp.take_along_axis(xp.asarray(a), xp.asarray(idx)), np.take_along_axis(a, idx, axis=-1))
+
+
+def test_take_along_axis_broadcasting_views_and_empty(rng):
+    a = data(rng, "int32", (3, 5))
+    x = xp.asarray(a)
+    # indices broadcast along the other axes, both ways
+    idx = np.array([[4, -1, 0]])
+    assert_array_equal(xp.take_along_axis(x, xp.asarray(idx), axis=1), np.take_along_axis(a, idx, axis=1))
+    col = a[:, :1]
+    idx2 = indices_for(rng, 1, (3, 4), "int64")
+    assert_array_equal(xp.take_along_axis(xp.asarray(col), xp.asarray(idx2), axis=1),
+                       np.take_along_axis(col, idx2, axis=1))
+    row = a[:1]
+    idx3 = indices_for(rng, 5, (4, 2), "int64")
+    assert_array_equal(xp.take_along_axis(xp.asarray(row), xp.asarray(idx3), axis=1),
+                       np.take_along_axis(np.broadcast_to(row, (4, 5)), idx3, axis=1))
+    # with the sort order (the common use)
+    order = np.argsort(a, axis=0, kind="stable")
+    assert_array_equal(xp.take_along_axis(x, xp.argsort(x, axis=0), axis=0), np.take_along_axis(a, order, 0))
+    # views
+    for view in (lambda t: t[1:], lambda t: t[::-2], lambda t: t[:, ::-1]):
+        v = view(a)
+        i = indices_for(rng, v.shape[1], (v.shape[0], 3), "int64")
+        assert_array_equal(xp.take_along_axis(view(x), xp.asarray(i)[::1], axis=1),
+                           np.take_along_axis(v, i, axis=1))
+    # empty
+    assert_array_equal(xp.take_along_axis(x, xp.asarray(np.zeros((3, 0), np.int64)), axis=1),
+                       np.zeros((3, 0), np.int32))
+    assert_array_equal(xp.take_along_axis(xp.asarray(np.zeros((0, 2))), xp.asarray(np.zeros((0, 3), np.int64)),
+                                          axis=1), np.zeros((0, 3)))
+
+
+def test_take_along_axis_bad_input():
+    x = xp.asarray(np.arange(6.0).reshape(2, 3))
+    with pytest.raises(ValueError, match="dimensions"):
+        xp.take_along_axis(x, xp.asarray([0, 1]), axis=1)
+    with pytest.raises(IndexError):
+        xp.take_along_axis(x, xp.asarray([[0]]), axis=2)
+    with pytest.raises(TypeError):
+        xp.take_along_axis(x, xp.asarray([[0.0]]), axis=1)
+    with pytest.raises(ValueError, match="broadcast"):
+        xp.take_along_axis(x, xp.asarray(np.zeros((3, 1), np.int64)), axis=1)
+    with pytest.raises(ValueError):
+        xp.take_along_axis(xp.asarray(1.0), xp.asarray(0))
+    with pytest.raises(TypeError):
+        xp.take_along_axis(x, [[0]], axis=1)
+
+
+@given(st.data())
+def test_take_property(data_):
+    from conftest import xps
+    x = data_.draw(xps.arrays(xp.float32, xps.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=5)))
+    axis = data_.draw(st.integers(-x.ndim, x.ndim - 1))
+    n = x.shape[axis]
+    idx = data_.draw(st.lists(st.integers(-n, n - 1), max_size=6))
+    a = to_numpy(x)
+    assert_array_equal(xp.take(x, xp.asarray(np.array(idx, dtype=np.int64)), axis=axis),
+                       np.take(a, np.array(idx, dtype=np.int64), axis=axis))

@@ -1,0 +1,398 @@
+"""Statistical functions (sum, prod, max, min, mean, var, std, cumulative_sum, cumulative_prod)
+against NumPy: special values, empty and 0-d arrays, negative and tuple axes, keepdims,
+strided views, result dtypes and bad input."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import arrayx as xp
+from conftest import assert_allclose, assert_array_equal, to_numpy
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+FLOATS = ["float32", "float64"]
+COMPLEX = ["complex64", "complex128"]
+TOL = {"float32": 2e-5, "float64": 1e-12, "complex64": 2e-5, "complex128": 1e-12}
+
+
+def data(rng, dtype, shape, specials=False, low=-10, high=10):
+    """Random values of `dtype`; with `specials`, some NaN, +-inf and -0.0 (floating dtypes)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return rng.random(shape) < 0.5
+    if dtype.kind in "iu":
+        lo = max(low, np.iinfo(dtype).min)
+        return rng.integers(lo, high, size=shape, endpoint=True).astype(dtype)
+    a = rng.uniform(low, high, size=shape)
+    if dtype.kind == "c":
+        a = a + 1j * rng.uniform(low, high, size=shape)
+    a = a.astype(dtype)
+    if specials and a.size:
+        flat = a.reshape(-1)
+        picks = rng.integers(0, flat.size, size=max(1, flat.size // 5))
+        flat[picks] = rng.choice(np.array([np.nan, np.inf, -np.inf, -0.0, 0.0], dtype=dtype.type(0).real.dtype),
+                                 size=picks.size)
+    return a
+
+
+def check_close(got, expected, dtype, scale=1.0):
+    tol = TOL.get(str(np.dtype(dtype)), 0)
+    if tol:
+        assert_allclose(got, expected, dtype=dtype, rtol=tol, atol=tol * scale)
+    else:
+        assert_array_equal(got, expected, dtype=dtype)
+
+
+AXES = [None, 0, -1, (0, 2), (-1, 0), (), (0, 1, 2)]
+
+
+# --- sum / prod ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", INTS + FLOATS + COMPLEX + ["bool"])
+@pytest.mark.parametrize("axis", AXES)
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_sum(rng, dtype, axis, keepdims):
+    a = data(rng, dtype, (3, 4, 5), low=0 if dtype.startswith("u") else -10)
+    expected_dtype = {"b": "int64", "i": "int64", "u": "uint64"}.get(np.dtype(dtype).kind, dtype)
+    r = xp.sum(xp.asarray(a), axis=axis, keepdims=keepdims)
+    expected = np.sum(a, axis=axis, keepdims=keepdims, dtype=expected_dtype)
+    check_close(r, expected, expected_dtype, scale=np.abs(a).sum() + 1)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "float32", "complex64"])
+@pytest.mark.parametrize("axis", [None, 1, (0, -1)])
+def test_prod(rng, dtype, axis):
+    a = data(rng, dtype, (3, 4, 2), low=0 if dtype.startswith("u") else -3, high=3)
+    if np.dtype(dtype).kind in "fc":
+        a = (a / 6 + 1).astype(dtype)  # around 1: no overflow
+    expected_dtype = {"i": "int64", "u": "uint64"}.get(np.dtype(dtype).kind, dtype)
+    r = xp.prod(xp.asarray(a), axis=axis)
+    check_close(r, np.prod(a, axis=axis, dtype=expected_dtype), expected_dtype, scale=10)
+
+
+@pytest.mark.parametrize("fn", ["sum", "prod"])
+@pytest.mark.parametrize("dtype, out", [("int8", "int16"), ("uint8", "int8"), ("int32", "float64"),
+                                        ("float32", "float64"), ("float64", "float32"),
+                                        ("float32", "complex128"), ("uint16", "uint32"),
+                                        ("int64", "int32")])
+def test_sum_prod_dtype_argument(rng, fn, dtype, out):
+    a = data(rng, dtype, (4, 3), low=0, high=3)
+    r = getattr(xp, fn)(xp.asarray(a), axis=0, dtype=getattr(xp, out))
+    expected = getattr(np, fn)(a.astype(out), axis=0)
+    check_close(r, expected, out, scale=50)
+
+
+def test_sum_prod_wide_accumulation():
+    # int8 input accumulates in int64 by default: no wrap-around
+    a = np.full(1000, 100, dtype=np.int8)
+    assert_array_equal(xp.sum(xp.asarray(a)), np.int64(100000))
+    assert_array_equal(xp.prod(xp.asarray(np.full(20, 2, dtype=np.uint8))), np.uint64(2 ** 20))
+
+
+@pytest.mark.parametrize("fn, identity", [("sum", 0), ("prod", 1)])
+@pytest.mark.parametrize("dtype", ["int32", "uint8", "float32", "complex128", "bool"])
+def test_sum_prod_empty(fn, identity, dtype):
+    out = {"bool": "int64", "int32": "int64", "uint8": "uint64"}.get(dtype, dtype)
+    x = xp.asarray(np.zeros((0, 3), dtype=dtype))
+    assert_array_equal(getattr(xp, fn)(x), np.asarray(identity, dtype=out))
+    assert_array_equal(getattr(xp, fn)(x, axis=0), np.full(3, identity, dtype=out))
+    assert_array_equal(getattr(xp, fn)(x, axis=1), np.zeros(0, dtype=out))
+    assert_array_equal(getattr(xp, fn)(x, axis=0, keepdims=True), np.full((1, 3), identity, dtype=out))
+
+
+@pytest.mark.parametrize("fn", ["sum", "prod", "max", "min", "mean"])
+def test_zero_d(fn):
+    x = xp.asarray(np.float32(2.5))
+    r = getattr(xp, fn)(x)
+    assert r.shape == () and r.dtype == xp.float32
+    assert float(r) == 2.5
+    r = getattr(xp, fn)(x, keepdims=True)
+    assert r.shape == ()
+    r = getattr(xp, fn)(x, axis=())
+    assert r.shape == () and float(r) == 2.5
+
+
+def test_sum_axis_empty_tuple_casts_and_copies(rng):
+    a = data(rng, "int16", (2, 3))
+    x = xp.asarray(a)
+    r = xp.sum(x, axis=())
+    assert_array_equal(r, a.astype(np.int64))
+    assert_array_equal(xp.sum(x, axis=(), dtype=xp.float32), a.astype(np.float32))
+
+
+def test_sum_special_values():
+    a = np.array([1.0, np.inf, 2.0], dtype=np.float64)
+    assert_array_equal(xp.sum(xp.asarray(a)), np.float64(np.inf))
+    assert_array_equal(xp.sum(xp.asarray(np.array([np.inf, -np.inf]))), np.float64(np.nan))
+    assert_array_equal(xp.sum(xp.asarray(np.array([np.nan, 1.0], np.float32))), np.float32(np.nan))
+    assert_array_equal(xp.sum(xp.asarray(np.array([-0.0, -0.0]))), np.float64(-0.0))
+    assert_array_equal(xp.prod(xp.asarray(np.array([np.inf, 0.0]))), np.float64(np.nan))
+
+
+@pytest.mark.parametrize("view", [lambda a: a[1:], lambda a: a[::-2], lambda a: a[:, 1::2],
+                                  lambda a: a[::2, ::-1]])
+@pytest.mark.parametrize("fn", ["sum", "prod", "max", "min", "mean", "var", "std"])
+def test_reductions_on_views(rng, view, fn):
+    base = data(rng, "float64", (9, 6), low=0.5, high=1.5)
+    x = view(xp.asarray(base))
+    e = view(base)
+    for axis in (None, 0, 1, (0, 1)):
+        check_close(getattr(xp, fn)(x, axis=axis), getattr(np, fn)(e, axis=axis), "float64", scale=100)
+
+
+# --- max / min -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fn", ["max", "min"])
+@pytest.mark.parametrize("dtype", INTS + FLOATS)
+@pytest.mark.parametrize("axis", AXES)
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_max_min(rng, fn, dtype, axis, keepdims):
+    a = data(rng, dtype, (3, 4, 5), specials=True)
+    r = getattr(xp, fn)(xp.asarray(a), axis=axis, keepdims=keepdims)
+    expected = getattr(np, fn)(a, axis=axis, keepdims=keepdims)
+    assert r.dtype == a.dtype and r.shape == np.shape(expected)
+    got = to_numpy(r)
+    # NaN propagates; the sign of a zero result is unspecified
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+    np.testing.assert_array_equal(np.where(np.isnan(got), 0, got), np.where(np.isnan(expected), 0, expected))
+
+
+@pytest.mark.parametrize("fn", ["max", "min"])
+def test_max_min_nan_propagates(fn):
+    a = np.array([[1.0, np.nan, 3.0], [np.inf, -np.inf, 2.0]], dtype=np.float32)
+    assert_array_equal(getattr(xp, fn)(xp.asarray(a), axis=1), getattr(np, fn)(a, axis=1))
+    assert np.isnan(float(getattr(xp, fn)(xp.asarray(a))))
+
+
+@pytest.mark.parametrize("fn", ["max", "min"])
+def test_max_min_empty_raises(fn):
+    x = xp.asarray(np.zeros((0, 3), dtype=np.float32))
+    with pytest.raises(ValueError, match=fn):
+        getattr(xp, fn)(x)
+    with pytest.raises(ValueError):
+        getattr(xp, fn)(x, axis=0)
+    # reducing the non-empty axis of an empty array is fine: an empty result
+    assert_array_equal(getattr(xp, fn)(x, axis=1), np.zeros(0, dtype=np.float32))
+
+
+@pytest.mark.parametrize("fn", ["max", "min"])
+def test_max_min_reject_complex_and_bool(fn):
+    for a in (np.ones(3, dtype=np.complex64), np.ones(3, dtype=bool)):
+        with pytest.raises(TypeError, match=fn):
+            getattr(xp, fn)(xp.asarray(a))
+
+
+# --- mean / var / std ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", FLOATS + COMPLEX)
+@pytest.mark.parametrize("axis", AXES)
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_mean(rng, dtype, axis, keepdims):
+    a = data(rng, dtype, (3, 4, 5))
+    r = xp.mean(xp.asarray(a), axis=axis, keepdims=keepdims)
+    check_close(r, np.mean(a, axis=axis, keepdims=keepdims), dtype, scale=10)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint32", "int64"])
+def test_mean_var_std_of_integers_give_float64(rng, dtype):
+    a = data(rng, dtype, (4, 5), low=0)
+    x = xp.asarray(a)
+    check_close(xp.mean(x, axis=0), np.mean(a, axis=0), "float64", scale=10)
+    check_close(xp.var(x, axis=1), np.var(a, axis=1), "float64", scale=100)
+    check_close(xp.std(x), np.std(a), "float64", scale=10)
+
+
+def test_mean_special_values():
+    assert_array_equal(xp.mean(xp.asarray(np.zeros((0,), np.float32))), np.float32(np.nan))
+    assert_array_equal(xp.mean(xp.asarray(np.zeros((2, 0))), axis=1), np.full(2, np.nan))
+    assert_array_equal(xp.mean(xp.asarray(np.zeros((0, 2))), axis=0), np.full(2, np.nan))
+    r = to_numpy(xp.mean(xp.asarray(np.zeros((0,), np.complex64))))
+    assert r.dtype == np.complex64 and np.isnan(r.real) and np.isnan(r.imag)
+    assert_array_equal(xp.mean(xp.asarray(np.array([1.0, np.nan]))), np.float64(np.nan))
+    assert_array_equal(xp.mean(xp.asarray(np.array([np.inf, 1.0]))), np.float64(np.inf))
+
+
+@pytest.mark.parametrize("fn", ["var", "std"])
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("axis", AXES)
+@pytest.mark.parametrize("correction", [0, 1, 1.5])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_var_std(rng, fn, dtype, axis, correction, keepdims):
+    a = data(rng, dtype, (3, 4, 5))
+    r = getattr(xp, fn)(xp.asarray(a), axis=axis, correction=correction, keepdims=keepdims)
+    n = a.size if axis is None else math.prod(a.shape[i] for i in np.atleast_1d(axis)) if axis != () else 1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = getattr(np, fn)(a.astype(np.float64), axis=axis, ddof=correction, keepdims=keepdims)
+    if n - correction <= 0:
+        expected = np.full(np.shape(expected), np.nan)
+    check_close(r, expected.astype(dtype), dtype, scale=100)
+
+
+@pytest.mark.parametrize("fn", ["var", "std"])
+def test_var_std_special_cases(fn):
+    f = getattr(xp, fn)
+    x = xp.asarray(np.array([1.0, 2.0, 4.0], dtype=np.float32))
+    assert_array_equal(f(x, correction=3), np.float32(np.nan))  # M - correction <= 0
+    assert_array_equal(f(x, correction=5.5), np.float32(np.nan))
+    assert_array_equal(f(xp.asarray(np.zeros((0, 3))), axis=0), np.full(3, np.nan))
+    assert_array_equal(f(xp.asarray(np.zeros((3, 0))), axis=0), np.zeros(0))
+    assert_array_equal(f(xp.asarray(np.array([1.0, np.nan]))), np.float64(np.nan))
+    assert_array_equal(f(xp.asarray(np.array([[1.0, np.inf]])), axis=0), np.array([0.0, np.nan]))
+    assert_array_equal(f(xp.asarray(np.float64(3.0))), np.float64(0.0))
+    assert_array_equal(f(xp.asarray(np.float64(3.0)), correction=1), np.float64(np.nan))
+    # a large offset does not destroy precision (two-pass algorithm)
+    a = np.array([1e8 + 1, 1e8 + 2, 1e8 + 3])
+    check_close(f(xp.asarray(a)), getattr(np, fn)(a), "float64")
+
+
+@pytest.mark.parametrize("fn", ["var", "std", "mean"])
+def test_var_std_mean_bad_dtype(fn):
+    with pytest.raises(TypeError, match=fn):
+        getattr(xp, fn)(xp.asarray([True, False]))
+    if fn != "mean":
+        with pytest.raises(TypeError, match=fn):
+            getattr(xp, fn)(xp.asarray(np.ones(3, np.complex64)))
+
+
+@pytest.mark.parametrize("fn", ["var", "std"])
+def test_var_std_bad_correction(fn):
+    x = xp.asarray([1.0, 2.0])
+    for bad in ("1", None, True, [1]):
+        with pytest.raises(TypeError, match="correction"):
+            getattr(xp, fn)(x, correction=bad)
+
+
+# --- cumulative ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fn", ["cumulative_sum", "cumulative_prod"])
+@pytest.mark.parametrize("dtype", INTS + FLOATS + COMPLEX + ["bool"])
+@pytest.mark.parametrize("axis", [0, 1, -1, -2])
+@pytest.mark.parametrize("include_initial", [False, True])
+def test_cumulative(rng, fn, dtype, axis, include_initial):
+    a = data(rng, dtype, (3, 4), low=0 if dtype.startswith("u") else -2, high=2)
+    kind = np.dtype(dtype).kind
+    out = {"b": "int64", "i": "int64", "u": "uint64"}.get(kind, dtype)
+    r = getattr(xp, fn)(xp.asarray(a), axis=axis, include_initial=include_initial)
+    npfn = np.cumsum if fn == "cumulative_sum" else np.cumprod
+    expected = npfn(a, axis=axis, dtype=out)
+    if include_initial:
+        shape = list(a.shape)
+        shape[axis] = 1
+        expected = np.concatenate([np.full(shape, 0 if fn == "cumulative_sum" else 1, dtype=out),
+                                   expected], axis=axis)
+    check_close(r, expected, out, scale=100)
+
+
+@pytest.mark.parametrize("fn, identity", [("cumulative_sum", 0), ("cumulative_prod", 1)])
+def test_cumulative_1d_empty_views_and_dtype(rng, fn, identity):
+    f = getattr(xp, fn)
+    npfn = np.cumsum if fn == "cumulative_sum" else np.cumprod
+    a = data(rng, "float64", (9,), low=0.5, high=1.5)
+    x = xp.asarray(a)
+    check_close(f(x), npfn(a), "float64")  # axis optional for 1-D
+    check_close(f(x[::-2]), npfn(a[::-2]), "float64")
+    check_close(f(x[1:], dtype=xp.float32), npfn(a[1:].astype(np.float32)), "float32")
+    assert_array_equal(f(xp.asarray(np.zeros(0, np.int32))), np.zeros(0, np.int64))
+    assert_array_equal(f(xp.asarray(np.zeros(0, np.int32)), include_initial=True),
+                       np.array([identity], np.int64))
+    assert_array_equal(f(xp.asarray(np.zeros((2, 0), np.float32)), axis=1, include_initial=True),
+                       np.full((2, 1), identity, np.float32))
+    assert_array_equal(f(xp.asarray(np.zeros((0, 3), np.float32)), axis=1, include_initial=True),
+                       np.zeros((0, 4), np.float32))
+    i8 = np.full(300, 1, dtype=np.int8)
+    assert_array_equal(f(xp.asarray(i8), dtype=xp.int16), npfn(i8, dtype=np.int16))
+
+
+def test_cumulative_sum_special_values():
+    a = np.array([1.0, np.inf, -np.inf, 2.0])
+    assert_array_equal(xp.cumulative_sum(xp.asarray(a)), np.cumsum(a))
+    b = np.array([np.nan, 1.0], np.float32)
+    assert_array_equal(xp.cumulative_prod(xp.asarray(b)), np.cumprod(b))
+
+
+@pytest.mark.parametrize("fn", ["cumulative_sum", "cumulative_prod"])
+def test_cumulative_bad_input(fn):
+    f = getattr(xp, fn)
+    with pytest.raises(ValueError, match="axis"):
+        f(xp.asarray(np.ones((2, 3))))  # axis required beyond 1-D
+    with pytest.raises(ValueError):
+        f(xp.asarray(1.0))
+    with pytest.raises(IndexError):
+        f(xp.asarray(np.ones((2, 3))), axis=2)
+    with pytest.raises(TypeError):
+        f(xp.asarray(np.ones(3)), axis=0.0)
+    with pytest.raises(TypeError):
+        f(xp.asarray(np.ones(3)), dtype=xp.int64)  # float -> int accumulation
+    with pytest.raises(TypeError):
+        f(np.ones(3))
+
+
+# --- bad input shared by the reductions ----------------------------------------------------
+
+@pytest.mark.parametrize("fn", ["sum", "prod", "max", "min", "mean", "var", "std"])
+def test_bad_axes(fn):
+    x = xp.asarray(np.ones((2, 3)))
+    with pytest.raises(IndexError, match=fn):
+        getattr(xp, fn)(x, axis=2)
+    with pytest.raises(IndexError):
+        getattr(xp, fn)(x, axis=(0, -3))
+    with pytest.raises(ValueError, match="repeated"):
+        getattr(xp, fn)(x, axis=(1, -1))
+    with pytest.raises(TypeError):
+        getattr(xp, fn)(x, axis=1.0)
+    with pytest.raises(TypeError):
+        getattr(xp, fn)(np.ones(3))
+
+
+@pytest.mark.parametrize("fn", ["sum", "prod"])
+def test_bad_dtype_argument(fn):
+    x = xp.asarray(np.ones(3))
+    with pytest.raises(TypeError):
+        getattr(xp, fn)(x, dtype=xp.int32)  # would truncate floats
+    with pytest.raises(TypeError):
+        getattr(xp, fn)(xp.asarray(np.ones(3, np.complex64)), dtype=xp.float64)
+    with pytest.raises(TypeError):
+        getattr(xp, fn)(x, dtype=xp.bool)
+    with pytest.raises(TypeError):
+        getattr(xp, fn)(x, dtype="float16")
+
+
+# --- property test -------------------------------------------------------------------------
+
+@given(st.data())
+def test_sum_matches_numpy_property(data_):
+    from conftest import xps
+    dtype = data_.draw(st.sampled_from([xp.int32, xp.uint8, xp.float64]))
+    x = data_.draw(xps.arrays(dtype=dtype, shape=xps.array_shapes(min_dims=0, max_dims=3, min_side=0,
+                                                                     max_side=4),
+                              elements={"min_value": 0, "max_value": 100}))
+    axis = data_.draw(st.none() | st.integers(-max(x.ndim, 1), max(x.ndim, 1) - 1)
+                      if x.ndim else st.none())
+    keepdims = data_.draw(st.booleans())
+    a = to_numpy(x)
+    out = {"i": "int64", "u": "uint64"}.get(a.dtype.kind, a.dtype)
+    check_close(xp.sum(x, axis=axis, keepdims=keepdims), np.sum(a, axis=axis, keepdims=keepdims,
+                                                                 dtype=out), out, scale=1e4)
+
+
+def test_special_values_emit_no_numpy_warnings():
+    """inf - inf, inf * 0, overflow and empty means give the IEEE answer silently on every device."""
+    import warnings
+    x = xp.asarray(np.array([np.inf, -np.inf, 0.0, np.nan]))
+    big = xp.asarray(np.array([3e38, 3e38], dtype=np.float32))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        xp.sum(x[:2])
+        xp.prod(x[:3])
+        xp.mean(x[:2])
+        xp.mean(xp.asarray(np.zeros((0, 2))), axis=0)
+        xp.sum(big)
+        xp.cumulative_sum(x[:2])
+        xp.cumulative_prod(x[:3], include_initial=True)
+        xp.cumulative_sum(big)
+        xp.max(x)
+        xp.min(x)
