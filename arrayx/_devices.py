@@ -80,6 +80,19 @@ def cuda_device(index: int) -> Device:
     return dev
 
 
+_other_devices: dict[tuple[str, int], Device] = {}
+
+
+def device_of_kind(kind: str, index: int) -> Device:
+    """The interned Device of a backend kind and index (CUDA devices are checked to exist)."""
+    if kind == "cuda":
+        return cuda_device(index)
+    dev = _other_devices.get((kind, index))
+    if dev is None:
+        dev = _other_devices[kind, index] = Device._make(kind, index)
+    return dev
+
+
 def parse_device(spec) -> Device:
     """Turn a device spec (Device, 'cpu', 'cuda', 'cuda:N', 'gpu') into an interned Device."""
     if isinstance(spec, Device):

@@ -103,6 +103,20 @@ def _scalar_dtype(name: str, value, dtype, category: str):
     return out
 
 
+_PYTHON_SCALARS = (bool, int, float, complex)
+
+
+def _python_scalar(value):
+    """NumPy's float64/complex128 scalars subclass float/complex but are strong for NumPy: pass
+    the backend a plain Python scalar so it stays weak everywhere."""
+    if type(value) in _PYTHON_SCALARS:
+        return value
+    for kind in _PYTHON_SCALARS:
+        if isinstance(value, kind):
+            return kind(value)
+    return value
+
+
 def _promotion_error(name: str, d1, d2, category: str):
     allowed = dt.CATEGORIES[category]
     for d in (d1, d2):
@@ -132,8 +146,10 @@ def _make_operands(name: str):
                 if a.shape != b.shape:
                     broadcast_shapes(a.shape, b.shape)
                 return a, b, dtype, device
+            x2 = _python_scalar(x2)
             return a, x2, _scalar_dtype(name, x2, a.dtype, category), device
         if type(x2) is Array:
+            x1 = _python_scalar(x1)
             return x1, x2._data, _scalar_dtype(name, x1, x2._data.dtype, category), x2._device
         raise TypeError(f"{name}() needs at least one arrayx array, got {type(x1).__name__} and "
                         f"{type(x2).__name__}")

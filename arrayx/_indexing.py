@@ -85,8 +85,12 @@ def normalize_key(x: Array, key) -> tuple:
             if entry.dtype is dt.bool:
                 mask_shape = shape[dim:dim + entry.ndim]
                 if entry.shape != mask_shape:
-                    raise IndexError(f"boolean index of shape {entry.shape} does not match the "
-                                     f"indexed dimensions {mask_shape}")
+                    if len(entry.shape) != len(mask_shape) or any(
+                            k not in (n, 0) for k, n in zip(entry.shape, mask_shape)):
+                        raise IndexError(f"boolean index of shape {entry.shape} does not match the "
+                                         f"indexed dimensions {mask_shape}")
+                    # A mask with an empty dimension selects nothing, whatever the array's size.
+                    entry = Array._new(device.backend.full(device, mask_shape, False, dt.bool), device)
                 dim += entry.ndim
             else:
                 dim += 1

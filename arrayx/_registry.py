@@ -6,6 +6,8 @@ import importlib
 import os
 import warnings
 
+import numpy as np
+
 from ._backend import PRIMITIVES
 
 
@@ -83,22 +85,24 @@ def backend_for_kind(kind: str) -> Backend:
 
 
 def _host_fallback(backend: Backend, host: Backend, name: str):
-    from ._devices import Device
+    from ._devices import CPU, Device, device_of_kind
 
-    def to_host(value):
+    def to_host(value, found):
+        """Host copies of native arrays (nested in lists/tuples too); notes their device."""
         if isinstance(value, (list, tuple)):
-            return type(value)(to_host(v) for v in value)
+            return type(value)(to_host(v, found) for v in value)
         if isinstance(value, Device):
-            return value
+            found.append(value)
+            return CPU
         if hasattr(value, "shape") and hasattr(value, "device_index"):
-            to_host.device = value.device_index
+            found.append(device_of_kind(backend.kind, value.device_index))
             return backend.to_host(value)
         return value
 
     def from_host(value, device):
         if isinstance(value, tuple):
             return tuple(from_host(v, device) for v in value)
-        if hasattr(value, "__array_interface__") and hasattr(value, "shape"):
+        if isinstance(value, np.ndarray):
             return backend.from_host(device, value, True)
         return value
 
@@ -110,19 +114,11 @@ def _host_fallback(backend: Backend, host: Backend, name: str):
             _warned.add((backend.kind, name))
             warnings.warn(f"arrayx: {name!r} is not implemented on {backend.kind}; running it on the "
                           f"host through NumPy (copies in and out)", HostFallbackWarning, stacklevel=3)
-        to_host.device = None
-        devices = [a for a in args if isinstance(a, Device)]
-        host_args = [to_host(a) for a in args]
-        host_kwargs = {k: to_host(v) for k, v in kwargs.items()}
-        if devices:
-            device = devices[0]
-            host_args = [a for a in host_args if not isinstance(a, Device)]
-            host_args.insert(args.index(device), _cpu())
-        else:
-            from ._devices import cuda_device
-            device = cuda_device(to_host.device)
-        out_native = host_kwargs.pop("out", None) and kwargs["out"]
-        result = from_host(getattr(host, name)(*host_args, **host_kwargs), device)
+        out_native = kwargs.pop("out", None)
+        devices = []
+        host_args = to_host(args, devices)
+        host_kwargs = {k: to_host(v, devices) for k, v in kwargs.items()}
+        result = from_host(getattr(host, name)(*host_args, **host_kwargs), devices[0])
         if out_native is not None:
             backend.setitem(out_native, (Ellipsis,), result)
             return out_native
@@ -131,7 +127,3 @@ def _host_fallback(backend: Backend, host: Backend, name: str):
     fallback.__name__ = f"{name}_host_fallback"
     return fallback
 
-
-def _cpu():
-    from ._devices import CPU
-    return CPU

@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from ._quiet import quiet
+
 _ndarray = np.ndarray
 _UFUNCS = {name: getattr(np, name) for name in (
     "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "bitwise_invert", "ceil", "conj", "cos",
@@ -12,6 +14,11 @@ _UFUNCS = {name: getattr(np, name) for name in (
     "bitwise_xor", "copysign", "divide", "equal", "floor_divide", "greater", "greater_equal", "hypot",
     "less", "less_equal", "logaddexp", "logical_and", "logical_or", "logical_xor", "maximum", "minimum",
     "multiply", "nextafter", "not_equal", "pow", "remainder", "subtract")}
+
+
+def _reciprocal(a):
+    # The standard defines reciprocal as 1 / x; np.reciprocal differs for complex 0 and infinity.
+    return np.divide(a.dtype.type(1), a) if a.dtype.kind == "c" else np.reciprocal(a)
 
 
 def _real(a):
@@ -29,8 +36,7 @@ def _floor_divide(a, b, out=None):
         # whenever an operand is infinite.
         infinite = np.isinf(a) | np.isinf(b)
         if infinite.any():
-            with np.errstate(invalid="ignore"):
-                result = np.where(infinite, np.floor(np.divide(a, b)), result)
+            result = np.where(infinite, np.floor(np.divide(a, b)), result)
     if out is not None:
         out[...] = result
         return out
@@ -42,19 +48,18 @@ def _expm1(z):
         return np.expm1(z)
     # exp(a) cis(b) - 1 = expm1(a) cos(b) - 2 sin^2(b/2) + i exp(a) sin(b): no cancellation near 0.
     a, b = z.real, z.imag
-    with np.errstate(invalid="ignore", over="ignore"):
-        real = np.expm1(a) * np.cos(b) - 2 * np.sin(b / 2) ** 2 + 0.0
-        imag = np.exp(a) * np.sin(b)
-        # The standard's special cases that the formula gets wrong (inf * 0, inf - inf, cis(inf)).
-        zero_b = b == 0
-        real = np.where(zero_b, np.expm1(a) + 0.0, real)
-        imag = np.where(zero_b, b, imag)
-        minus_inf = a == -np.inf
-        real = np.where(minus_inf, -1.0, real)
-        imag = np.where(minus_inf, np.where(np.isfinite(b), 0.0 * np.sin(b), 0.0), imag)
-        plus_inf_nonfinite_b = (a == np.inf) & ~np.isfinite(b)
-        real = np.where(plus_inf_nonfinite_b, np.inf, real)
-        imag = np.where(plus_inf_nonfinite_b, np.nan, imag)
+    real = np.expm1(a) * np.cos(b) - 2 * np.sin(b / 2) ** 2 + 0.0
+    imag = np.exp(a) * np.sin(b)
+    # The standard's special cases that the formula gets wrong (inf * 0, inf - inf, cis(inf)).
+    zero_b = b == 0
+    real = np.where(zero_b, np.expm1(a) + 0.0, real)
+    imag = np.where(zero_b, b, imag)
+    minus_inf = a == -np.inf
+    real = np.where(minus_inf, -1.0, real)
+    imag = np.where(minus_inf, np.where(np.isfinite(b), 0.0 * np.sin(b), 0.0), imag)
+    plus_inf_nonfinite_b = (a == np.inf) & ~np.isfinite(b)
+    real = np.where(plus_inf_nonfinite_b, np.inf, real)
+    imag = np.where(plus_inf_nonfinite_b, np.nan, imag)
     out = np.empty(z.shape, z.dtype)
     out.real = real
     out.imag = imag
@@ -65,13 +70,16 @@ _UFUNCS["real"] = _real
 _UFUNCS["imag"] = _imag
 _UFUNCS["floor_divide"] = _floor_divide
 _UFUNCS["expm1"] = _expm1
+_UFUNCS["reciprocal"] = _reciprocal
 
 
+@quiet
 def unary(name, a):
     out = _UFUNCS[name](a)
     return out if out.__class__ is _ndarray else np.asarray(out)
 
 
+@quiet
 def binary(name, a, b, dtype, out=None):
     if out is not None:
         return _UFUNCS[name](a, b, out=out)
@@ -81,17 +89,20 @@ def binary(name, a, b, dtype, out=None):
     return result
 
 
+@quiet
 def where(condition, a, b, dtype):
     out = np.where(condition, a, b)
     return out if out.dtype == dtype else out.astype(dtype)
 
 
+@quiet
 def clip(a, lo, hi):
     if lo is None and hi is None:
         return a.copy()
     return np.asarray(np.clip(a, lo, hi))
 
 
+@quiet
 def astype(a, dtype, copy):
     return a.astype(dtype, copy=copy)
 

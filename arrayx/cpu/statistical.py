@@ -8,9 +8,10 @@ import math
 
 import numpy as np
 
+from ._quiet import quiet
+
 _ndarray = np.ndarray
 
-_ARITHMETIC = frozenset(("sum", "prod", "mean"))
 # Reductions whose result dtype is the input's (max/min) or bool (all/any).
 _SELECTING = {"max": np.maximum.reduce, "min": np.minimum.reduce, "all": np.all, "any": np.any}
 
@@ -51,14 +52,9 @@ def _reduce(name, a, axes, keepdims, dtype):
     return _SELECTING[name](a, axis=axes, keepdims=keepdims)
 
 
+@quiet
 def reduce(name, a, axes, keepdims, dtype):
-    if dtype.kind in "fc" and name in _ARITHMETIC:
-        # inf - inf, inf * 0, overflow and 0/0 (the mean of nothing) give the IEEE answer
-        # silently, as on every other device.
-        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-            out = _reduce(name, a, axes, keepdims, dtype)
-    else:
-        out = _reduce(name, a, axes, keepdims, dtype)
+    out = _reduce(name, a, axes, keepdims, dtype)
     return out if out.__class__ is _ndarray else np.asarray(out, dtype=dtype)
 
 
@@ -85,14 +81,11 @@ def _identity(name, dtype):
     return -np.inf if name == "max" else np.inf
 
 
+@quiet
 def cumulative(name, a, axis, dtype, include_initial):
-    # Accept both the standard's function name ("cumulative_sum") and the bare operation ("sum").
-    op = name[11:] if name.startswith("cumulative_") else name
+    op = name[len("cumulative_"):]
     ufunc = _SCANS[op]
     a = _as_accumulated(a, dtype)
-    if dtype.kind in "fc":
-        with np.errstate(invalid="ignore", over="ignore"):
-            return _scan(ufunc, op, a, axis, dtype, include_initial)
     return _scan(ufunc, op, a, axis, dtype, include_initial)
 
 

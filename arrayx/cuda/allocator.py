@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import bisect
 import threading
-from collections import OrderedDict
+from collections import deque
 
 SMALL = 8
 PAGE = 16384
@@ -69,8 +69,13 @@ class Allocator:
         self._lock = threading.RLock()
         self._free: dict[int, list[int]] = {}      # size -> cached block pointers (LIFO)
         self._large_sizes: list[int] = []          # sorted page-multiple sizes with cached blocks
-        self._lru: OrderedDict[int, int] = OrderedDict()  # ptr -> size, oldest freed first
+        self._lru: dict[int, int] = {}             # ptr -> size; insertion order = oldest freed first
         self._small_free: list[int] = []
+        # Freed blocks are appended here without a lock (deque.append is atomic) and filed into
+        # the cache by the next alloc/stats/trim: a free costs one append, and freeing from a
+        # finaliser inside an allocation can never deadlock or corrupt the counters.
+        self._returned: deque = deque()
+        self.release = self._returned.append
         self._small_slabs: list[int] = []
         self.active = 0      # bytes handed out and not yet returned (size classes)
         self.peak = 0
@@ -118,35 +123,66 @@ class Allocator:
 
     # ---- statistics ------------------------------------------------------------------------
     def stats(self) -> dict:
+        with self._lock:
+            self._file_returned()
         return {
             "active": self.active, "peak": self.peak, "cached": self.reserved - self.active,
             "reserved": self.reserved, "memory_limit": self.memory_limit,
-            "cache_limit": self.cache_limit, "allocations": self.n_alloc,
+            "cache_limit": self.cache_limit,
             "cache_hits": self.n_cache_hits, "driver_allocations": self.n_driver_allocs,
             "driver_frees": self.n_driver_frees, "oom_recoveries": self.n_oom_recoveries,
         }
 
     def reset_peak(self):
-        self.peak = self.active
+        with self._lock:
+            self._file_returned()
+            self.peak = self.active
 
     # ---- allocation ------------------------------------------------------------------------
     def alloc(self, nbytes: int):
         """Return (ptr, size_class) for at least `nbytes` bytes (nbytes > 0)."""
-        size = SMALL if nbytes <= SMALL else round_size(nbytes)
+        if nbytes <= SMALL:
+            size = SMALL
+        elif nbytes < PAGE:
+            size = 1 << (nbytes - 1).bit_length()
+            if size < 16:
+                size = 16
+        else:
+            size = -(-nbytes // PAGE) * PAGE
         with self._lock:
-            self.n_alloc += 1
+            ret = self._returned
+            if ret:
+                if ret[0][1] == size:
+                    # Direct recycle, the steady state of a loop: the block returned first (its
+                    # last user, GPU work included, is gone) has the class asked for. `active`
+                    # and `peak` are unchanged: one block of this class out, one back.
+                    self.n_cache_hits += 1
+                    return ret.popleft()
+                self._file_returned()
             if size == SMALL:
                 ptr = self._alloc_small()
             else:
-                ptr, size = self._from_cache(size)
-                if ptr is None:
-                    ptr, size = self._alloc_new(size, nbytes)
-            self.active += size
-            if self.active > self.peak:
-                self.peak = self.active
+                lst = self._free.get(size)
+                if lst:  # the common case: an exact hit in the cache
+                    ptr = lst.pop()
+                    del self._lru[ptr]
+                    if not lst and size >= PAGE:
+                        self._drop_large_size(size)
+                    self.cached -= size
+                    self.n_cache_hits += 1
+                else:
+                    ptr, size = self._from_cache(size)
+                    if ptr is None:
+                        ptr, size = self._alloc_new(size, nbytes)
+            active = self.active + size
+            self.active = active
+            if active > self.peak:
+                self.peak = active
             return ptr, size
 
     def _from_cache(self, size):
+        if self._returned:
+            self._file_returned()
         lst = self._free.get(size)
         if lst:
             ptr = lst.pop()
@@ -247,26 +283,37 @@ class Allocator:
     # ---- release ---------------------------------------------------------------------------
     def free(self, ptr: int, size: int):
         """Return a block (the GPU must be done with it: the encoder guarantees that)."""
-        with self._lock:
+        self._returned.append((ptr, size))
+
+    def _file_returned(self):
+        """File returned blocks into the cache (lock held)."""
+        ret = self._returned
+        free_lists = self._free
+        lru = self._lru
+        while ret:
+            ptr, size = ret.popleft()
             self.active -= size
             if size == SMALL:
                 self._small_free.append(ptr)
-                return
-            lst = self._free.get(size)
+                continue
+            lst = free_lists.get(size)
             if lst is None:
-                lst = self._free[size] = []
+                lst = free_lists[size] = []
             if not lst and size >= PAGE:
                 bisect.insort(self._large_sizes, size)
             lst.append(ptr)
-            self._lru[ptr] = size
+            lru[ptr] = size
             self.cached += size
-            if self.cached > self.cache_limit:
-                self._trim(self.cache_limit)
+        if self.cached > self.cache_limit:
+            self._trim(self.cache_limit)
 
     def _trim(self, target_cached: int):
         """Free the oldest cached blocks until at most `target_cached` bytes stay cached."""
+        if self._returned:
+            self._file_returned()
         while self.cached > target_cached and self._lru:
-            ptr, size = self._lru.popitem(last=False)
+            ptr = next(iter(self._lru))
+            size = self._lru.pop(ptr)
             lst = self._free[size]
             lst.remove(ptr)
             if not lst and size >= PAGE:

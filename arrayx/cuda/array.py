@@ -15,7 +15,7 @@ import numpy as np
 class Buffer:
     """A device allocation. `size` is the allocator's size class (0 for foreign memory)."""
 
-    __slots__ = ("ptr", "nbytes", "size", "device_index", "_allocator", "owner", "__weakref__")
+    __slots__ = ("ptr", "nbytes", "size", "device_index", "_release", "owner", "__weakref__")
 
     def __init__(self, ptr: int, nbytes: int, device_index: int, allocator=None, size: int = 0,
                  owner=None):
@@ -23,20 +23,17 @@ class Buffer:
         self.nbytes = nbytes
         self.size = size
         self.device_index = device_index
-        self._allocator = allocator
+        # the allocator's lock-free return queue (deque.append), or None for foreign memory
+        self._release = allocator.release if allocator is not None else None
         self.owner = owner  # producer object of imported memory, kept alive with the buffer
 
     def __del__(self):
-        a = self._allocator
-        if a is not None:
-            self._allocator = None
-            try:
-                a.free(self.ptr, self.size)
-            except Exception:  # interpreter shutdown
-                pass
+        r = self._release
+        if r is not None:
+            r((self.ptr, self.size))
 
     def __repr__(self):
-        kind = "owned" if self._allocator is not None else "imported"
+        kind = "owned" if self._release is not None else "imported"
         return f"<Buffer 0x{self.ptr:x} {self.nbytes} bytes on cuda:{self.device_index} ({kind})>"
 
 
@@ -67,8 +64,8 @@ _EMPTY_BUFFERS: dict = {}
 class CudaArray:
     """The CUDA backend's native array (see module docstring)."""
 
-    __slots__ = ("buffer", "shape", "strides", "offset", "dtype", "ndim", "size", "device_index",
-                 "c_contig", "__weakref__")
+    __slots__ = ("buffer", "ptr", "shape", "strides", "offset", "dtype", "ndim", "size",
+                 "device_index", "c_contig", "__weakref__")
 
     def __init__(self, buffer: Buffer, shape: tuple, dtype: np.dtype, strides: tuple | None = None,
                  offset: int = 0, c_contig: bool | None = None):
@@ -85,15 +82,11 @@ class CudaArray:
             c_contig = True
         self.strides = strides
         self.offset = offset
+        self.ptr = buffer.ptr + offset * dtype.itemsize  # device address of the first element
         self.device_index = buffer.device_index
         self.c_contig = is_c_contiguous(shape, strides) if c_contig is None else c_contig
 
     # -- pointers ------------------------------------------------------------------------
-    @property
-    def ptr(self) -> int:
-        """Device address of the first element."""
-        return self.buffer.ptr + self.offset * self.dtype.itemsize
-
     @property
     def nbytes(self) -> int:
         return self.size * self.dtype.itemsize
@@ -159,14 +152,20 @@ _strides_cache: dict = {}
 _new = object.__new__
 
 
-def new_contig(dev, shape: tuple, dtype: np.dtype, size: int) -> CudaArray:
+def new_contig(dev, shape: tuple, dtype: np.dtype, size: int, alloc) -> CudaArray:
     """Hot-path constructor of a fresh C-contiguous array of `size` > 0 elements on `dev`."""
     nbytes = size * dtype.itemsize
-    alloc = dev.allocator
     ptr, cls = alloc.alloc(nbytes)
-    buf = Buffer(ptr, nbytes, dev.index, alloc, cls)
+    buf = _new(Buffer)
+    buf.ptr = ptr
+    buf.nbytes = nbytes
+    buf.size = cls
+    buf.device_index = dev.index
+    buf._release = alloc.release
+    buf.owner = None
     a = _new(CudaArray)
     a.buffer = buf
+    a.ptr = ptr
     a.shape = shape
     a.dtype = dtype
     a.ndim = len(shape)

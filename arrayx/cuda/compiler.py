@@ -155,18 +155,19 @@ def link_cubin(ptx: str, cc: tuple) -> bytes | None:
         nvjitlink.destroy(h)
 
 
-def build_binary(spec: KernelSpec, cc: tuple, debug: bool = DEBUG):
-    """(image, format, entry) for `spec`: from memory, disk, or a fresh compile."""
+def build_binary(spec: KernelSpec, cc: tuple, debug: bool = DEBUG, fresh: bool = False):
+    """(image, format, entry) for `spec`: from memory, disk, or a fresh compile (`fresh`: skip
+    the caches, e.g. when the driver rejected a cached image)."""
     key = cache_key(spec, cc, debug)
-    hit = _binaries.get(key)
+    hit = None if fresh else _binaries.get(key)
     if hit is not None:
         counters["memory_hits"] += 1
         return key, hit
     with _lock:
-        hit = _binaries.get(key)
+        hit = None if fresh else _binaries.get(key)
         if hit is not None:
             return key, hit
-        hit = _read_disk(key)
+        hit = None if fresh else _read_disk(key)
         if hit is not None:
             counters["disk_hits"] += 1
         else:
@@ -225,8 +226,12 @@ def get_kernel(spec: KernelSpec, device_index: int):
     k = dev.modules.get(key)
     if k is None:
         d = runtime.driver()
-        module = runtime.check(d.cuModuleLoadData(image if fmt == "cubin" else image + b"\0"),
-                               f"cuModuleLoadData({spec.name})", dev)
+        res = d.cuModuleLoadData(image if fmt == "cubin" else image + b"\0")
+        if res[0] != 0 and int(res[0]) not in runtime._STICKY:
+            # a cached image this driver cannot load (e.g. built by a newer toolkit): rebuild
+            key, (image, fmt, entry) = build_binary(spec, dev.compute_capability, fresh=True)
+            res = d.cuModuleLoadData(image if fmt == "cubin" else image + b"\0")
+        module = runtime.check(res, f"cuModuleLoadData({spec.name})", dev)
         func = runtime.check(d.cuModuleGetFunction(module, entry.encode()),
                              f"cuModuleGetFunction({spec.name})", dev)
         k = Kernel(spec.name, func, spec.argtypes, dev, module)

@@ -26,8 +26,9 @@ import numpy as np
 from . import compiler, layout, runtime
 from .array import CudaArray, new_array, new_contig
 
+_tls = runtime._tls
 BLOCK = 256
-VEC_UNROLL = 2          # vectors per thread on the vec path (benchmarks/results: runtime-*.md)
+VEC_UNROLL = 1          # vectors per thread on the vec path: 1, 2, 4 within 2% (runtime-*.md)
 MAX_DIMS = 6
 
 BOOL = np.dtype(bool)
@@ -298,36 +299,39 @@ def broadcast_shape(*shapes):
 
 def binary(name, a, b, dtype, out=None):
     """The `binary` primitive for the names in BINARY (see _backend.PRIMITIVES)."""
+    if out is None and a.__class__ is CudaArray and b.__class__ is CudaArray:
+        # Fast path, the common case (two contiguous arrays of one shape): everything but the
+        # pointers was looked up once per (op, dtypes, device) by _make_fast.
+        fp = _fast.get((name, a.dtype, b.dtype, dtype, a.device_index))
+        if fp is not None and a.c_contig and b.c_contig and a.shape == b.shape \
+                and b.device_index == a.device_index:
+            kern, ra, rb, out_dt, per_block, dev, alloc, nb = fp
+            pa = a.ptr
+            pb = b.ptr
+            n = a.size
+            if n and not (pa % ra or pb % rb):
+                if _tls.current is not dev:
+                    dev.activate()
+                res = new_contig(dev, a.shape, out_dt, n, alloc)
+                kern(dev._current_stream or dev._default_stream, -(-n // per_block), BLOCK,
+                     (res.ptr, pa, pb, n), (res.buffer, a.buffer, b.buffer), n * nb)
+                return res
+    return _binary(name, a, b, dtype, out)
+
+
+def _binary(name, a, b, dtype, out):
     expr, is_bool = BINARY[name]
-    if name in _LOGICAL:
-        ct = BOOL
-    else:
-        ct = dtype
+    ct = BOOL if name in _LOGICAL else dtype
     out_dt = BOOL if is_bool else dtype
     a_arr = isinstance(a, CudaArray)
     b_arr = isinstance(b, CudaArray)
-    if a_arr and b_arr and out is None and a.c_contig and b.c_contig and a.shape == b.shape \
-            and a.device_index == b.device_index and a.size:
-        # Fast path (the common case: two contiguous arrays of one shape): everything but the
-        # pointers is looked up once per (device, op, dtypes).
-        fp = _fast.get((a.device_index, name, a.dtype, b.dtype, dtype))
-        if fp is None:
-            fp = _make_fast(a.device_index, name, a.dtype, b.dtype, dtype, ct, out_dt, expr, is_bool)
-        kern, ra, rb, isa, isb, out_dt, per_block, dev = fp
-        pa = a.buffer.ptr + a.offset * isa
-        pb = b.buffer.ptr + b.offset * isb
-        if not (pa % ra or pb % rb):
-            n = a.size
-            res = new_contig(dev, a.shape, out_dt, n)
-            stream = dev._current_stream or dev.default_stream
-            kern(stream, -(-n // per_block), BLOCK, (res.buffer.ptr, pa, pb, n),
-                 (res.buffer, a.buffer, b.buffer), res.buffer.nbytes + n * (isa + isb))
-            return res
     if a_arr and b_arr:
         if a.device_index != b.device_index:
             raise ValueError(f"arrays on different devices: cuda:{a.device_index} and cuda:{b.device_index}")
         shape = a.shape if a.shape == b.shape else broadcast_shape(a.shape, b.shape)
         dts = (a.dtype, b.dtype)
+        if out is None and a.c_contig and b.c_contig and a.shape == b.shape:
+            _make_fast(a.device_index, name, a.dtype, b.dtype, dtype, ct, out_dt, expr, is_bool)
     elif a_arr:
         shape = a.shape
         dts = (a.dtype, ct)
@@ -350,9 +354,10 @@ def _make_fast(dev_index, name, adt, bdt, dtype, ct, out_dt, expr, is_bool):
     dtypes = (adt, bdt)
     kern = _kernel(dev_index, (name, kinds, dtypes, ct, out_dt, "vec", N, U), lambda: kernel_spec(
         name, expr, kinds, dtypes, ct, out_dt, is_bool, "vec", N, U))
-    fp = (kern, N * adt.itemsize, N * bdt.itemsize, adt.itemsize, bdt.itemsize, out_dt,
-          BLOCK * N * U, dev)
-    _fast[(dev_index, name, adt, bdt, dtype)] = fp
+    dev.default_stream  # created now, so the fast path can read dev._default_stream
+    fp = (kern, N * adt.itemsize, N * bdt.itemsize, out_dt, BLOCK * N * U, dev, dev.allocator,
+          adt.itemsize + bdt.itemsize + out_dt.itemsize)
+    _fast[(name, adt, bdt, dtype, dev_index)] = fp
     return fp
 
 

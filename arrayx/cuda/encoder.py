@@ -8,11 +8,13 @@ drops their references: temporaries and the inputs of queued kernels are release
 before, and with one event per batch rather than one callback per op (SEEDS.md). Backpressure: when
 the in-flight batches hold more than ``max_inflight_bytes``, the host waits for the oldest one.
 
-Two submission modes (``set_mode``):
-* 'direct' (default): each launch goes to the driver at once; batching only groups the events.
-* 'graph': launches are recorded and, at commit, captured into a CUDA graph (stream capture) that
-  is launched as one; instantiated graphs are cached by topology and updated in place
-  (cuGraphExecUpdate). benchmarks/runtime_bench.py measures both; see benchmarks/results/.
+Two submission modes (``set_mode``; benchmarks/runtime_bench.py measures both, see
+benchmarks/results/):
+* 'graph' (default): launches are recorded and, at commit, captured into a CUDA graph (stream
+  capture) that is launched as one; instantiated graphs are cached by topology and updated in
+  place (cuGraphExecUpdate), least recently used out. Kernels reach the GPU at commit: after
+  ``batch_ops`` launches, ``batch_bytes`` touched, or any sync, transfer, event or interop export.
+* 'direct': each launch goes to the driver at once; batching only groups the events.
 
 ``synchronize`` commits and waits; an asynchronous kernel fault surfaces there (or at the next
 transfer) as ``runtime.CudaKernelError`` naming the kernels of the batch that failed.
@@ -26,9 +28,13 @@ from collections import deque
 
 from . import runtime
 
-BATCH_OPS = int(os.environ.get("ARRAYX_BATCH_OPS", "32"))
+# Defaults from benchmarks/results/runtime-2026-11-29.md (H200): per small op (add of 1000 float32),
+# a CUDA graph per batch of 128 launches costs the host 4.1 us against 8.0 us for direct launches
+# (a bare cuLaunchKernel is 5.0 us there; a launch recorded under stream capture is far cheaper,
+# and one cuGraphExecUpdate + cuGraphLaunch per 128 ops amortises). 32: 4.6, 256: 4.3, 512: 5.3.
+BATCH_OPS = int(os.environ.get("ARRAYX_BATCH_OPS", "128"))
 BATCH_BYTES = int(os.environ.get("ARRAYX_BATCH_BYTES", str(256 << 20)))
-MODE = os.environ.get("ARRAYX_SUBMIT", "direct")
+MODE = os.environ.get("ARRAYX_SUBMIT", "graph")
 
 _encoders: dict = {}  # device index -> WeakSet of encoders
 
@@ -205,7 +211,7 @@ class Encoder:
                 kernel.launch_raw(grid, block, stream, args)
         finally:
             graph = runtime.check(d.cuStreamEndCapture(stream), "cuStreamEndCapture", self.device)
-        key = tuple((id(k), g, b) for k, g, b, _ in launches)
+        key = tuple([(id(k), g, b) for k, g, b, _ in launches])
         exe = self._graphs.get(key)
         if exe is not None:
             res = d.cuGraphExecUpdate(exe, graph)

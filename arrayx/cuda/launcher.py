@@ -86,6 +86,7 @@ class Kernel:
         self.params = ctypes.addressof(self._ptrs)
         self.pack = self._struct.pack_into
         self._d = runtime.driver()
+        self._launch = self._d.cuLaunchKernel
 
     def __repr__(self):
         return f"<arrayx kernel {self.name}>"
@@ -94,8 +95,8 @@ class Kernel:
         """Pack `args` and call cuLaunchKernel now (no encoder bookkeeping)."""
         self.pack(self._buf, 0, *args)
         if _api == "bindings":
-            err = self._d.cuLaunchKernel(self.function, grid, 1, 1, block, 1, 1, shared,
-                                         stream_handle, self.params, 0)[0]
+            err = self._launch(self.function, grid, 1, 1, block, 1, 1, shared, stream_handle,
+                               self.params, 0)[0]
         else:
             err = _cu_launch(self.function_ptr, grid, 1, 1, block, 1, 1, shared,
                              int(stream_handle), self.params, None)
@@ -107,16 +108,22 @@ class Kernel:
         if grid == 0:
             return
         enc = stream.encoder
-        if enc.deferred is not None:  # graph mode: record, launch at commit
-            enc.defer(self, grid, block, args, keep, nbytes)
-            return
-        self.pack(self._buf, 0, *args)
-        if _api == "bindings":
-            err = self._d.cuLaunchKernel(self.function, grid, 1, 1, block, 1, 1, 0,
-                                         stream.handle, self.params, 0)[0]
+        deferred = enc.deferred
+        if deferred is not None:  # graph mode: record now, captured into a graph at commit
+            deferred.append((self, grid, block, args))
         else:
-            err = _cu_launch(self.function_ptr, grid, 1, 1, block, 1, 1, 0, stream.ptr,
-                             self.params, None)
-        if err != 0:
-            runtime.raise_error(err, f"launching kernel {self.name}", self.device)
-        enc.track(self, keep, nbytes)
+            self.pack(self._buf, 0, *args)
+            if _api == "bindings":
+                err = self._launch(self.function, grid, 1, 1, block, 1, 1, 0, stream.handle,
+                                   self.params, 0)[0]
+            else:
+                err = _cu_launch(self.function_ptr, grid, 1, 1, block, 1, 1, 0, stream.ptr,
+                                 self.params, None)
+            if err != 0:
+                runtime.raise_error(err, f"launching kernel {self.name}", self.device)
+        # encoder.track, inlined: this is the per-op hot path
+        enc.keep.append((self, keep))
+        enc.ops += 1
+        enc.bytes += nbytes
+        if enc.ops >= enc.batch_ops or enc.bytes >= enc.batch_bytes:
+            enc.commit()

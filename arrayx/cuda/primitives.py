@@ -78,7 +78,20 @@ def dlpack_device(a):
 
 # ---- elementwise --------------------------------------------------------------------------
 
+_EW_BINARY = elementwise.BINARY
+_ew_binary = elementwise.binary
+
+
 def binary(name, a, b, dtype, out=None):
+    if out is None and name in _EW_BINARY:
+        try:
+            return _ew_binary(name, a, b, dtype)
+        except NotImplementedError:
+            return _fallback("binary")(name, a, b, dtype)
+    return _binary_general(name, a, b, dtype, out)
+
+
+def _binary_general(name, a, b, dtype, out):
     if name in elementwise.BINARY and (isinstance(a, CudaArray) or isinstance(b, CudaArray)):
         if out is not None and isinstance(b, CudaArray) and b is not out and \
                 elementwise._overlaps(out, b):

@@ -227,11 +227,15 @@ class Device:
             raise_error(err, "cuCtxSynchronize", self)
 
 
-_tls = threading.local()
+class _ThreadState(threading.local):
+    current = None  # the Device whose context is current on this thread
+
+
+_tls = _ThreadState()
 
 
 def _tls_activate(dev):
-    if getattr(_tls, "current", None) is not dev:
+    if _tls.current is not dev:
         if dev.lost:
             raise CudaContextLost(dev.lost)
         check(driver().cuCtxSetCurrent(dev.context), "cuCtxSetCurrent")
@@ -247,7 +251,7 @@ def get_device(index: int = 0) -> Device:
         except IndexError:
             dev = None
         if dev is not None:
-            if getattr(_tls, "current", None) is not dev:
+            if _tls.current is not dev:
                 _tls_activate(dev)
             return dev
     return _create_device(index)
@@ -326,8 +330,11 @@ class Stream:
     def __del__(self):
         try:
             if self._owned and _driver is not None and self.handle is not None:
-                self.encoder.release_all()
-                _driver.cuStreamDestroy(self.handle)
+                try:
+                    self.encoder.synchronize()  # its buffers must outlive the queued work
+                finally:
+                    self.encoder.release_all()
+                    _driver.cuStreamDestroy(self.handle)
         except Exception:
             pass
 

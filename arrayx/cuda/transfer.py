@@ -21,8 +21,10 @@ import numpy as np
 from . import runtime
 from .array import CudaArray, new_array
 
-# Set from benchmarks/results (runtime-*.md): see the 'transfers' section there.
-PINNED_MIN_BYTES = int(os.environ.get("ARRAYX_PINNED_MIN", "0"))
+# From benchmarks/results/runtime-2026-11-29.md (H200 machine): pageable copies run at 6-13 GB/s
+# there; pinned staging loses at 1-4 MiB (6-9 GB/s), wins from 16 MiB (15-16 GB/s against 10-13)
+# and runs at 23-31 GB/s from 64 MiB up.
+PINNED_MIN_BYTES = int(os.environ.get("ARRAYX_PINNED_MIN", str(16 << 20)))
 CHUNK_BYTES = 32 << 20
 COPY_THREADS = int(os.environ.get("ARRAYX_COPY_THREADS", "8"))
 
@@ -124,9 +126,15 @@ def d2h(dev, dst: int, src: int, nbytes: int, staged: bool | None = None):
     enc.synchronize()
 
 
+def _c_order(host) -> np.ndarray:
+    """A C-contiguous array of the same shape (np.ascontiguousarray turns 0-d into 1-d)."""
+    host = np.asarray(host)
+    return host if host.flags.c_contiguous else host.copy(order="C")
+
+
 def from_host(device_index: int, host: np.ndarray) -> CudaArray:
     """A new device array holding the data of a host array (any layout)."""
-    host = np.ascontiguousarray(host)
+    host = _c_order(host)
     dev = runtime.get_device(device_index)
     out = new_array(dev.index, host.shape, host.dtype, dev.allocator)
     if out.size:
@@ -152,7 +160,7 @@ def to_host(a: CudaArray) -> np.ndarray:
 def write_from_host(a: CudaArray, host: np.ndarray):
     """Write host data (shape of `a`) into the memory of the device array `a` (may be a view)."""
     dev = runtime.get_device(a.device_index)
-    host = np.ascontiguousarray(host, dtype=a.dtype)
+    host = _c_order(np.asarray(host, dtype=a.dtype))
     if a.c_contig:
         if a.size:
             h2d(dev, a.ptr, host.ctypes.data, host.nbytes)

@@ -1,0 +1,608 @@
+"""The array object: attributes, operators (reflected and in-place), conversions to Python
+scalars, __getitem__/__setitem__ (basic, integer-array and boolean indexing), views sharing
+memory, to_device, DLPack, repr, __array__."""
+
+import operator
+
+import numpy as np
+import pytest
+
+import arrayx as xp
+from conftest import (ALL_DTYPES, DEVICE, INT_DTYPES, NUMERIC_DTYPES, REAL_FLOAT_DTYPES,
+                      assert_allclose, assert_array_equal, make_data, to_numpy)
+
+CPU = xp.Device("cpu")
+
+
+@pytest.fixture
+def a2():
+    return make_data(xp.float64, (4, 5), np.random.default_rng(40))
+
+
+# --- attributes ----------------------------------------------------------------------------
+@pytest.mark.parametrize("shape", [(), (0,), (3,), (2, 0, 4), (2, 3, 4)])
+@pytest.mark.parametrize("dtype", [xp.bool, xp.int8, xp.uint64, xp.float32, xp.complex128], ids=str)
+def test_attributes(shape, dtype):
+    x = xp.zeros(shape, dtype=dtype)
+    assert x.shape == shape and isinstance(x.shape, tuple)
+    assert all(type(n) is int for n in x.shape)
+    assert x.ndim == len(shape) and type(x.ndim) is int
+    assert x.size == int(np.prod(shape)) and type(x.size) is int
+    assert x.dtype == dtype
+    assert x.device == DEVICE
+    assert isinstance(x, xp.Array)
+
+
+def test_T_and_mT(a2):
+    x = xp.asarray(a2)
+    assert_array_equal(x.T, a2.T)
+    assert_array_equal(x.mT, a2.T)
+    a3 = make_data(xp.int32, (2, 3, 4), np.random.default_rng(41))
+    assert_array_equal(xp.asarray(a3).mT, np.swapaxes(a3, -1, -2))
+    assert_array_equal(xp.asarray(a3)[:, ::-1, 1:].mT, np.swapaxes(a3[:, ::-1, 1:], -1, -2))
+    with pytest.raises(ValueError):
+        xp.asarray(a3).T
+    with pytest.raises(ValueError):
+        xp.asarray([1.0]).mT
+
+
+def test_array_cannot_be_constructed_directly():
+    with pytest.raises(TypeError):
+        xp.Array([1, 2])
+
+
+def test_array_namespace():
+    x = xp.asarray([1.0])
+    assert x.__array_namespace__() is xp
+    assert x.__array_namespace__(api_version="2025.12") is xp
+    assert x.__array_namespace__(api_version="2024.12") is xp
+    with pytest.raises(ValueError):
+        x.__array_namespace__(api_version="2099.01")
+    assert xp.__array_api_version__ == "2025.12"
+
+
+def test_len_iter_hash():
+    x = xp.asarray([[1, 2], [3, 4], [5, 6]])
+    assert len(x) == 3
+    rows = list(x)
+    assert len(rows) == 3
+    assert_array_equal(rows[1], np.array([3, 4]))
+    with pytest.raises(TypeError):
+        len(xp.asarray(1))
+    with pytest.raises(TypeError):
+        hash(x)
+
+
+# --- operators -----------------------------------------------------------------------------
+BINARY_OPS = [
+    ("__add__", operator.add, np.add), ("__sub__", operator.sub, np.subtract),
+    ("__mul__", operator.mul, np.multiply), ("__truediv__", operator.truediv, np.divide),
+    ("__floordiv__", operator.floordiv, np.floor_divide), ("__mod__", operator.mod, np.remainder),
+    ("__pow__", operator.pow, np.power),
+    ("__lt__", operator.lt, np.less), ("__le__", operator.le, np.less_equal),
+    ("__gt__", operator.gt, np.greater), ("__ge__", operator.ge, np.greater_equal),
+    ("__eq__", operator.eq, np.equal), ("__ne__", operator.ne, np.not_equal),
+]
+INT_OPS = [("__and__", operator.and_, np.bitwise_and), ("__or__", operator.or_, np.bitwise_or),
+           ("__xor__", operator.xor, np.bitwise_xor), ("__lshift__", operator.lshift, np.left_shift),
+           ("__rshift__", operator.rshift, np.right_shift)]
+
+
+def _operands(dtype, rng, shape=(3, 4)):
+    if dtype.kind in "iu":
+        a = make_data(dtype, shape, rng, low=1, high=5)
+        b = make_data(dtype, shape, rng, low=1, high=5)
+    else:
+        a = make_data(dtype, shape, rng, specials=False)
+        b = make_data(dtype, shape, rng, specials=False)
+    return a, b
+
+
+@pytest.mark.parametrize("dtype", [xp.int32, xp.uint8, xp.float32, xp.float64], ids=str)
+@pytest.mark.parametrize("name, op, ref", BINARY_OPS, ids=[o[0] for o in BINARY_OPS])
+def test_binary_operators(name, op, ref, dtype):
+    if name == "__truediv__" and dtype.kind in "iu":
+        pytest.skip("integer true division is implementation-defined")
+    rng = np.random.default_rng(42)
+    a, b = _operands(dtype, rng)
+    x, y = xp.asarray(a), xp.asarray(b)
+    with np.errstate(all="ignore"):
+        expected = ref(a, b)
+        close = name in ("__pow__",)
+        check = assert_allclose if close else assert_array_equal
+        check(op(x, y), expected)
+        # broadcasting, views
+        check(op(x[1:2], y[:, ::-1]), ref(a[1:2], b[:, ::-1]))
+        # Python scalars on either side (reflected operators)
+        s = 3 if dtype.kind in "iu" else 1.5
+        sv = np.asarray(s, dtype=dtype)
+        check(op(x, s), ref(a, sv))
+        check(op(s, x), ref(sv, a))
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES + [xp.bool], ids=str)
+@pytest.mark.parametrize("name, op, ref", INT_OPS, ids=[o[0] for o in INT_OPS])
+def test_bitwise_operators(name, op, ref, dtype):
+    if dtype == xp.bool and "shift" in name:
+        pytest.skip("shifts take integers only")
+    rng = np.random.default_rng(43)
+    a = make_data(dtype, (3, 4), rng)
+    b = make_data(dtype, (3, 4), rng, low=0, high=np.iinfo(dtype).bits) if "shift" in name else make_data(dtype, (3, 4), rng)
+    x, y = xp.asarray(a), xp.asarray(b)
+    assert_array_equal(op(x, y), ref(a, b))
+    s = True if dtype == xp.bool else 2
+    sv = np.asarray(s, dtype=dtype)
+    assert_array_equal(op(x, s), ref(a, sv))
+    if "shift" not in name:
+        assert_array_equal(op(s, x), ref(sv, a))
+    else:
+        assert_array_equal(op(s, y), ref(sv, b))
+
+
+@pytest.mark.parametrize("dtype", NUMERIC_DTYPES, ids=str)
+def test_unary_operators(dtype):
+    rng = np.random.default_rng(44)
+    a = make_data(dtype, (3, 4), rng)
+    x = xp.asarray(a)
+    with np.errstate(all="ignore"):
+        assert_array_equal(-x, -a)
+        assert_array_equal(+x, +a)
+        if dtype.kind == "c":
+            assert_allclose(abs(x), np.abs(a))
+        else:
+            assert_array_equal(abs(x), np.abs(a))
+    if dtype.kind in "iu":
+        assert_array_equal(~x, ~a)
+
+
+def test_invert_bool():
+    b = np.array([True, False, True])
+    assert_array_equal(~xp.asarray(b), ~b)
+
+
+def test_matmul_operator():
+    if "matmul" not in CPU.backend.implemented:
+        pytest.skip("the CPU backend's matmul primitive is not written yet")
+    rng = np.random.default_rng(45)
+    a, b = make_data(xp.float64, (3, 4), rng, specials=False), make_data(xp.float64, (4, 2), rng, specials=False)
+    x, y = xp.asarray(a), xp.asarray(b)
+    assert_allclose(x @ y, a @ b)
+    assert_allclose(x[:, ::-1] @ y[::-1], a[:, ::-1] @ b[::-1])
+    m = xp.asarray(make_data(xp.float64, (3, 3), rng, specials=False))
+    m0 = to_numpy(m)
+    m @= xp.eye(3)
+    assert_allclose(m, m0)
+
+
+def test_comparison_with_nan_and_bool_results():
+    x = xp.asarray([1.0, np.nan, -np.inf, 0.0])
+    y = xp.asarray([1.0, np.nan, -np.inf, -0.0])
+    assert_array_equal(x == y, np.array([True, False, True, True]))
+    assert_array_equal(x != y, np.array([False, True, False, False]))
+    assert_array_equal(x < 0.5, np.array([False, False, True, True]))
+
+
+def test_operators_with_unsupported_types():
+    x = xp.asarray([1.0, 2.0])
+    for other in ("a", None, [1.0, 2.0], object()):
+        with pytest.raises(TypeError):
+            x + other
+        with pytest.raises(TypeError):
+            other * x
+
+
+# --- in-place operators --------------------------------------------------------------------
+IN_PLACE = [("__iadd__", np.add), ("__isub__", np.subtract), ("__imul__", np.multiply),
+            ("__itruediv__", np.divide), ("__ifloordiv__", np.floor_divide), ("__imod__", np.remainder),
+            ("__ipow__", np.power)]
+
+
+@pytest.mark.parametrize("name, ref", IN_PLACE, ids=[n for n, _ in IN_PLACE])
+@pytest.mark.parametrize("dtype", [xp.float32, xp.float64, xp.int16], ids=str)
+def test_in_place_operators(name, ref, dtype):
+    if name == "__itruediv__" and dtype.kind in "iu":
+        pytest.skip("integer true division is implementation-defined")
+    rng = np.random.default_rng(46)
+    a, b = _operands(dtype, rng)
+    x = xp.asarray(a.copy())  # asarray(ndarray) may share memory with a
+    y = xp.asarray(b)
+    x_id = id(x)
+    r = getattr(x, name)(y)
+    assert r is x and id(x) == x_id
+    with np.errstate(all="ignore"):
+        expected = ref(a, b).astype(dtype)
+    (assert_allclose if name == "__ipow__" else assert_array_equal)(x, expected)
+    # with a broadcast operand and a Python scalar
+    x = xp.asarray(a.copy())  # asarray(ndarray) may share memory with a
+    getattr(x, name)(y[0])
+    with np.errstate(all="ignore"):
+        (assert_allclose if name == "__ipow__" else assert_array_equal)(x, ref(a, b[0]).astype(dtype))
+    x = xp.asarray(a.copy())  # asarray(ndarray) may share memory with a
+    s = 2 if dtype.kind in "iu" else 2.0
+    getattr(x, name)(s)
+    with np.errstate(all="ignore"):
+        (assert_allclose if name == "__ipow__" else assert_array_equal)(x, ref(a, np.asarray(s, dtype)))
+
+
+@pytest.mark.parametrize("name, ref", [("__iand__", np.bitwise_and), ("__ior__", np.bitwise_or),
+                                       ("__ixor__", np.bitwise_xor), ("__ilshift__", np.left_shift),
+                                       ("__irshift__", np.right_shift)])
+def test_in_place_bitwise(name, ref):
+    rng = np.random.default_rng(47)
+    a = make_data(xp.int32, (3, 4), rng)
+    b = make_data(xp.int32, (3, 4), rng, low=0, high=31)
+    x = xp.asarray(a.copy())  # asarray(ndarray) may share memory with a
+    assert getattr(x, name)(xp.asarray(b)) is x
+    assert_array_equal(x, ref(a, b))
+
+
+def test_in_place_operator_statement_and_views():
+    a = np.arange(12.0).reshape(3, 4)
+    base = xp.asarray(a, copy=True)
+    view = base[1:, ::2]
+    view += 100.0
+    expected = a.copy()
+    expected[1:, ::2] += 100.0
+    assert_array_equal(base, expected)  # written through the view
+    t = base.mT
+    t *= 2.0
+    assert_array_equal(base, expected * 2)
+
+
+def test_in_place_dtype_and_shape_rules():
+    x = xp.asarray([1, 2, 3], dtype=xp.int8)
+    with pytest.raises(TypeError):
+        x += xp.asarray([1, 2, 3], dtype=xp.int16)  # would promote to int16
+    with pytest.raises(TypeError):
+        x += 1.5
+    f = xp.asarray([[1.0, 2.0]], dtype=xp.float32)
+    with pytest.raises(ValueError):
+        f += xp.ones((2, 2), dtype=xp.float32)  # result shape differs from x's
+    f += xp.asarray([1.0, 1.0], dtype=xp.float32)  # float32 += float32 broadcast: fine
+    assert_array_equal(f, np.array([[2.0, 3.0]], dtype=np.float32))
+    d = xp.asarray([1.0, 2.0], dtype=xp.float64)
+    d += xp.asarray([1.0, 1.0], dtype=xp.float32)  # float64 += float32 keeps float64
+    assert_array_equal(d, np.array([2.0, 3.0]))
+    u = xp.asarray([1, 2], dtype=xp.uint8)
+    u -= 3  # wraps, stays uint8
+    assert_array_equal(u, np.array([254, 255], dtype=np.uint8))
+
+
+# --- conversion to Python scalars ----------------------------------------------------------
+def test_bool_int_float_complex_index():
+    assert bool(xp.asarray(True)) is True and bool(xp.asarray([0.0])) is False
+    assert bool(xp.asarray(np.nan)) is True and bool(xp.asarray(-0.0)) is False
+    assert bool(xp.asarray(0j)) is False and bool(xp.asarray(1e-300j)) is True
+    assert int(xp.asarray(7, dtype=xp.int8)) == 7 and type(int(xp.asarray(7))) is int
+    assert int(xp.asarray(2 ** 64 - 1, dtype=xp.uint64)) == 2 ** 64 - 1
+    assert int(xp.asarray(-2.7)) == -2 and int(xp.asarray(True)) == 1
+    assert float(xp.asarray(2.5, dtype=xp.float32)) == 2.5 and type(float(xp.asarray(1))) is float
+    assert float(xp.asarray(True)) == 1.0
+    f = float(xp.asarray(-0.0))
+    assert f == 0.0 and np.signbit(f)
+    assert complex(xp.asarray(1 - 2j, dtype=xp.complex64)) == 1 - 2j
+    assert complex(xp.asarray(3.0)) == 3 + 0j and type(complex(xp.asarray(1))) is complex
+    assert operator.index(xp.asarray(5, dtype=xp.uint16)) == 5
+    assert [10, 20, 30][xp.asarray(1)] == 20
+    assert int(xp.asarray([[4]])) == 4  # one element of any shape
+    # 0-d views of larger arrays
+    x = xp.asarray(np.arange(6.0).reshape(2, 3))
+    assert float(x[1, 2]) == 5.0 and int(x[0, 1]) == 1 and bool(x[0, 0]) is False
+
+
+def test_scalar_conversion_errors():
+    with pytest.raises(ValueError):
+        bool(xp.asarray([1, 2]))
+    with pytest.raises(ValueError):
+        bool(xp.zeros((0,)))
+    with pytest.raises(ValueError):
+        int(xp.asarray(np.nan))
+    with pytest.raises(OverflowError):
+        int(xp.asarray(np.inf))
+    with pytest.raises(OverflowError):
+        int(xp.asarray(-np.inf))
+    with pytest.raises(TypeError):
+        float(xp.asarray(1j))
+    with pytest.raises(TypeError):
+        int(xp.asarray(1 + 0j))
+    with pytest.raises(TypeError):
+        operator.index(xp.asarray(1.0))
+    with pytest.raises(TypeError):
+        operator.index(xp.asarray(True))
+    with pytest.raises((TypeError, ValueError)):
+        operator.index(xp.asarray([1, 2]))
+
+
+# --- __getitem__ ---------------------------------------------------------------------------
+BASIC_KEYS = [0, -1, 3, slice(None), slice(1, 3), slice(None, None, -1), slice(-2, None), slice(5, 1, -2),
+              slice(10, 20), (1, 2), (-1, slice(None, None, 2)), (Ellipsis, 0), (0, Ellipsis),
+              (None, 1), (slice(None), None, slice(1, 4)), Ellipsis, (), (None,), (Ellipsis, None),
+              (slice(1, 3), slice(None, None, -3)), (2, -5), (slice(0, 0),)]
+
+
+@pytest.mark.parametrize("key", BASIC_KEYS, ids=repr)
+def test_getitem_basic(key, a2):
+    x = xp.asarray(a2)
+    assert_array_equal(x[key], a2[key])
+    # on a strided, offset view too (shape (3, 3))
+    v, av = x[1:, ::2], a2[1:, ::2]
+    if isinstance(key, tuple) and len(key) == 2 and key[1] == -5:
+        return
+    k = key if not (isinstance(key, int) and key == 3) else 2
+    assert_array_equal(v[k], av[k])
+
+
+def test_getitem_0d():
+    x = xp.asarray(3.5)
+    assert_array_equal(x[()], np.asarray(3.5))
+    assert_array_equal(x[...], np.asarray(3.5))
+    assert_array_equal(x[None], np.asarray([3.5]))
+
+
+@pytest.mark.parametrize("key", [5, -6, (0, 5), (4, 0), (-5, 0)], ids=repr)
+def test_getitem_out_of_range(key, a2):
+    x = xp.asarray(a2)
+    with pytest.raises(IndexError):
+        x[key]
+
+
+def test_getitem_integer_arrays(a2):
+    x = xp.asarray(a2)
+    i = np.array([3, 0, -1, 2, 0])
+    assert_array_equal(x[xp.asarray(i)], a2[i])
+    assert_array_equal(x[xp.asarray(i), 1], a2[i, 1])
+    assert_array_equal(x[1, xp.asarray(i)], a2[1, i])
+    j = np.array([[0, 1], [4, 3]])
+    assert_array_equal(x[xp.asarray(j[:, :1] % 4), xp.asarray(j)], a2[j[:, :1] % 4, j])
+    assert_array_equal(x[xp.asarray(np.array([1, 2], dtype=np.int8))], a2[[1, 2]])
+    assert_array_equal(x[xp.asarray(np.array([1, 2], dtype=np.uint16)), :], a2[[1, 2], :])
+    assert_array_equal(x[::-1][xp.asarray([0, 2])], a2[::-1][[0, 2]])
+    assert_array_equal(x[xp.asarray(2)], a2[2])  # 0-d integer array
+    assert_array_equal(x[xp.asarray(np.zeros(0, dtype=np.int64))], a2[np.zeros(0, dtype=np.int64)])
+
+
+def test_getitem_integer_array_out_of_range(a2):
+    x = xp.asarray(a2)
+    with pytest.raises(IndexError):
+        x[xp.asarray([0, 4])]
+    with pytest.raises(IndexError):
+        x[xp.asarray([-5])]
+    with pytest.raises(IndexError):
+        x[:, xp.asarray([5])]
+    # the array is still usable afterwards
+    assert_array_equal(x[xp.asarray([1])], a2[[1]])
+
+
+def test_getitem_boolean(a2):
+    x = xp.asarray(a2)
+    m = a2 > 0
+    assert_array_equal(x[xp.asarray(m)], a2[m])
+    r = np.array([True, False, True, True])
+    assert_array_equal(x[xp.asarray(r)], a2[r])
+    assert_array_equal(x[xp.asarray(r), 2], a2[r, 2])
+    c = np.array([False, True, False, True, True])
+    assert_array_equal(x[:, xp.asarray(c)], a2[:, c])
+    assert_array_equal(x[xp.asarray(np.zeros((4, 5), dtype=bool))], a2[np.zeros((4, 5), dtype=bool)])
+    assert_array_equal(x[xp.asarray(True)], a2[True])
+    assert_array_equal(x[xp.asarray(False)], a2[False])
+    v, av = x[::-1, 1:], a2[::-1, 1:]
+    assert_array_equal(v[xp.asarray(av > 0)], av[av > 0])
+    with pytest.raises(IndexError):
+        x[xp.asarray([True, False])]
+
+
+def test_getitem_invalid_keys(a2):
+    x = xp.asarray(a2)
+    for key in [1.0, (0, 0, 0), (Ellipsis, Ellipsis), "a", xp.asarray([1.0])]:
+        with pytest.raises(IndexError):
+            x[key]
+
+
+# --- __setitem__ ---------------------------------------------------------------------------
+def test_setitem_basic(a2):
+    x = xp.asarray(a2)
+    e = a2.copy()
+    x[0] = -1.0
+    e[0] = -1.0
+    x[1:3, ::2] = xp.asarray([7.0, 8.0, 9.0])
+    e[1:3, ::2] = [7.0, 8.0, 9.0]
+    x[-1, -1] = np.inf
+    e[-1, -1] = np.inf
+    x[..., 1] = xp.asarray(np.arange(4.0))
+    e[..., 1] = np.arange(4.0)
+    x[::-1, 0] = 5
+    e[::-1, 0] = 5
+    assert_array_equal(x, e)
+    x[...] = 0.5
+    assert_array_equal(x, np.full((4, 5), 0.5))
+
+
+def test_setitem_0d():
+    x = xp.asarray(1.0)
+    x[()] = 2.0
+    assert float(x) == 2.0
+    x[...] = xp.asarray(3.0)
+    assert float(x) == 3.0
+
+
+def test_setitem_integer_and_boolean_arrays(a2):
+    x = xp.asarray(a2)
+    e = a2.copy()
+    i = np.array([3, 0])
+    x[xp.asarray(i)] = xp.asarray(np.arange(5.0))
+    e[i] = np.arange(5.0)
+    m = e > 1
+    x[xp.asarray(m)] = -0.0
+    e[m] = -0.0
+    x[xp.asarray(np.array([True, False, False, True])), 1] = 42.0
+    e[np.array([True, False, False, True]), 1] = 42.0
+    assert_array_equal(x, e)
+
+
+def test_setitem_dtype_rules():
+    x = xp.asarray([1.0, 2.0, 3.0], dtype=xp.float64)
+    x[0] = xp.asarray(5.0, dtype=xp.float32)  # promotes to float64: allowed
+    x[1] = 3  # int scalar into float: allowed
+    assert_array_equal(x, np.array([5.0, 3.0, 3.0]))
+    i = xp.asarray([1, 2, 3], dtype=xp.int16)
+    with pytest.raises(TypeError):
+        i[0] = 1.5
+    with pytest.raises(TypeError):
+        i[0] = xp.asarray(1.0)
+    with pytest.raises(TypeError):
+        i[0] = "a"
+    b = xp.asarray([True, False])
+    b[1] = True
+    assert_array_equal(b, np.array([True, True]))
+    with pytest.raises(IndexError):
+        x[3] = 1.0
+    with pytest.raises(ValueError):
+        x[:] = xp.asarray([1.0, 2.0])
+
+
+# --- views share memory --------------------------------------------------------------------
+def test_slice_view_writes_through(a2):
+    x = xp.asarray(a2)
+    v = x[1:, ::2]
+    v[0, 0] = 123.0
+    assert float(x[1, 0]) == 123.0
+    x[2, 2] = -7.0
+    assert float(v[1, 1]) == -7.0  # the base's writes show in the view
+
+
+def test_permute_dims_and_mT_views_write_through(a2):
+    x = xp.asarray(a2)
+    p = xp.permute_dims(x, (1, 0))
+    p[4, 0] = 11.0
+    assert float(x[0, 4]) == 11.0
+    m = x.mT
+    m[0, 3] = 12.0
+    assert float(x[3, 0]) == 12.0
+    a3 = xp.asarray(np.arange(24.0).reshape(2, 3, 4))
+    q = xp.permute_dims(a3, (2, 0, 1))
+    q[3, 1, 2] = -1.0
+    assert float(a3[1, 2, 3]) == -1.0
+
+
+def test_reshape_and_expand_view_write_through():
+    x = xp.asarray(np.arange(12.0))
+    r = xp.reshape(x, (3, 4))
+    r[1, 1] = -5.0
+    assert float(x[5]) == -5.0
+    e = xp.expand_dims(x, axis=0)
+    e[0, 0] = -6.0
+    assert float(x[0]) == -6.0
+    n = x[None, 2:4]
+    n[0, 1] = -9.0
+    assert float(x[3]) == -9.0
+
+
+def test_views_of_views(a2):
+    x = xp.asarray(a2, copy=True)
+    v = x[::-1][1:][:, 1::2].mT
+    expected_pos = a2[::-1][1:][:, 1::2].T
+    assert_array_equal(v, expected_pos)
+    v[0, 0] = 1e9
+    e = a2.copy()
+    e[::-1][1:][:, 1::2].T[0, 0] = 1e9
+    assert_array_equal(x, e)
+
+
+# --- to_device, DLPack, repr, __array__ ----------------------------------------------------
+def test_to_device(a2):
+    x = xp.asarray(a2)
+    assert x.to_device(DEVICE) is x or x.to_device(DEVICE).device == DEVICE
+    c = x.to_device("cpu")
+    assert c.device == CPU and c.dtype == x.dtype and c.shape == x.shape
+    np.testing.assert_array_equal(np.asarray(c), a2)
+    back = c.to_device(DEVICE)
+    assert_array_equal(back, a2)
+    v = x[1:, ::-2].to_device("cpu")
+    np.testing.assert_array_equal(np.asarray(v), a2[1:, ::-2])
+    assert_array_equal(xp.asarray(3.0).to_device(CPU), np.asarray(3.0), device=CPU)
+    assert_array_equal(xp.zeros((0, 2)).to_device("cpu"), np.zeros((0, 2)), device=CPU)
+    with pytest.raises(ValueError):
+        x.to_device("nonsense")
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_dlpack_roundtrip_with_numpy(dtype):
+    """Interop with NumPy through DLPack: CPU arrays (the test is about the host protocol)."""
+    a = make_data(dtype, (3, 4), np.random.default_rng(48))
+    x = xp.asarray(a, device="cpu")
+    assert x.__dlpack_device__() == (1, 0)
+    n = np.from_dlpack(x)
+    np.testing.assert_array_equal(n, a)
+    assert n.dtype == a.dtype
+    # no copy: numpy sees the arrayx buffer
+    if dtype != xp.bool:
+        x[0, 0] = 1
+        assert n[0, 0] == 1
+    y = xp.from_dlpack(a)
+    assert_array_equal(y, a, device=CPU)
+    a[1, 1] = 0
+    assert to_numpy(y)[1, 1] == 0  # arrayx views the NumPy buffer
+    # strided views export too
+    np.testing.assert_array_equal(np.from_dlpack(x[:, ::-2]), to_numpy(x)[:, ::-2])
+    np.testing.assert_array_equal(np.from_dlpack(x.mT), to_numpy(x).T)
+
+
+def test_dlpack_max_version_and_copy():
+    x = xp.asarray([1.0, 2.0], device="cpu")
+    assert "dltensor_versioned" in repr(x.__dlpack__(max_version=(1, 0)))
+    assert "dltensor" in repr(x.__dlpack__())
+    c = np.from_dlpack(x, copy=True)
+    c[0] = 9.0
+    assert float(x[0]) == 1.0
+    with pytest.raises(BufferError):
+        x.__dlpack__(dl_device=(2, 0))
+    x.__dlpack__(dl_device=(1, 0))
+
+
+def test_from_dlpack_of_arrayx_array(a2):
+    x = xp.asarray(a2)
+    y = xp.from_dlpack(x)
+    assert_array_equal(y, a2)
+    z = xp.from_dlpack(x, device="cpu")
+    assert_array_equal(z, a2, device=CPU)
+    w = xp.from_dlpack(x, copy=True)
+    w[0, 0] = 77.0
+    assert float(x[0, 0]) != 77.0
+    with pytest.raises(TypeError):
+        xp.from_dlpack([1, 2])
+
+
+def test_repr_shows_device_and_dtype():
+    x = xp.asarray([1.5, 2.0], dtype=xp.float32)
+    r = repr(x)
+    assert str(DEVICE) in r and "float32" in r and "1.5" in r
+    assert str(DEVICE) in str(x)
+    assert "cpu" in repr(xp.asarray([1], device="cpu"))
+
+
+def test_numpy_asarray_on_cpu():
+    x = xp.asarray([[1, 2], [3, 4]], dtype=xp.int16, device="cpu")
+    n = np.asarray(x)
+    assert n.dtype == np.int16 and n.shape == (2, 2)
+    np.testing.assert_array_equal(n, [[1, 2], [3, 4]])
+    np.testing.assert_array_equal(np.asarray(x[:, ::-1]), [[2, 1], [4, 3]])
+    np.testing.assert_array_equal(np.asarray(x, dtype=np.float64), [[1.0, 2.0], [3.0, 4.0]])
+    c = np.array(x, copy=True)
+    c[0, 0] = 100
+    assert int(x[0, 0]) == 1
+
+
+@pytest.mark.parametrize("dtype", REAL_FLOAT_DTYPES, ids=str)
+def test_operators_return_arrays_on_device(dtype):
+    x = xp.asarray([1.0, 2.0], dtype=dtype)
+    for r in (x + x, x * 2, 2 - x, x / 3, x ** 2, -x, abs(x), x < 1, x == x, x[0], x[::-1]):
+        assert isinstance(r, xp.Array) and r.device == DEVICE
+
+
+@pytest.mark.gpu
+def test_numpy_asarray_on_cuda_needs_explicit_transfer():
+    x = xp.asarray([1.0, 2.0], device="cuda")
+    with pytest.raises(TypeError):
+        np.asarray(x)
+    np.testing.assert_array_equal(np.asarray(x.to_device("cpu")), [1.0, 2.0])
+    np.testing.assert_array_equal(to_numpy(x), [1.0, 2.0])
