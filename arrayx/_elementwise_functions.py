@@ -126,9 +126,12 @@ def _promotion_error(name: str, d1, d2, category: str):
                      f"promotion rules; cast one operand with astype() first")
 
 
-def _make_operands(name: str):
-    category = BINARY_CATEGORY[name]
-    table = _TABLES[category]
+def binary_operands(name: str, category: str):
+    """A resolver for the two operands of `name`, arrays or Python scalars: device agreement,
+    dtype category, promotion and broadcast compatibility, checked once."""
+    table = _TABLES.get(category) or _TABLES.setdefault(category, {
+        k: v for k, v in dt.PROMOTION_TABLE.items()
+        if k[0] in dt.CATEGORIES[category] and k[1] in dt.CATEGORIES[category]})
 
     def operands(x1, x2):
         """-> (native1 or scalar, native2 or scalar, computation dtype, device)."""
@@ -187,7 +190,7 @@ _namespace = {}
 for _name in UNARY_CATEGORY:
     _namespace[_name] = _make_unary(_name)
 for _name in BINARY_CATEGORY:
-    _ops = _make_operands(_name)
+    _ops = binary_operands(_name, BINARY_CATEGORY[_name])
     _namespace[_name] = _make_binary(_name, _ops)
     if _name not in BOOL_RESULT_BINARY:
         IN_PLACE[_name] = _make_in_place(_name, _ops)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from . import _dtypes as dt
 from ._array_object import Array
-from ._elementwise_functions import _scalar_dtype
+from ._elementwise_functions import _scalar_dtype, binary_operands
 from ._validation import broadcast_shapes, check_array, normalize_axes, normalize_axis
 
 _REAL_NUMERIC = dt.CATEGORIES["real numeric"]
@@ -97,38 +97,21 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     return Array._new(backend.searchsorted(a, v, side), device)
 
 
+_where_operands = binary_operands("where", "any")
+
+
 def where(condition, x1, x2, /):
     check_array(condition, "where", "condition")
     if condition.dtype is not dt.bool:
         raise TypeError(f"where(): condition must have dtype bool, got {condition.dtype}")
-    device = condition._device
-    if type(x1) is Array:
-        if x1._device is not device:
-            raise ValueError(f"where(): x1 is on {x1._device} but condition is on {device}")
-        a = x1._data
-        if type(x2) is Array:
-            if x2._device is not device:
-                raise ValueError(f"where(): x2 is on {x2._device} but condition is on {device}")
-            b = x2._data
-            dtype = dt.PROMOTION_TABLE.get((a.dtype, b.dtype))
-            if dtype is None:
-                raise TypeError(f"where(): {a.dtype} and {b.dtype} have no common dtype under the "
-                                f"array API's promotion rules; cast one with astype() first")
-            broadcast_shapes(condition.shape, a.shape, b.shape)
-        else:
-            b = x2
-            dtype = _scalar_dtype("where", x2, a.dtype, "any")
-            broadcast_shapes(condition.shape, a.shape)
-    elif type(x2) is Array:
-        if x2._device is not device:
-            raise ValueError(f"where(): x2 is on {x2._device} but condition is on {device}")
-        a, b = x1, x2._data
-        dtype = _scalar_dtype("where", x1, b.dtype, "any")
-        broadcast_shapes(condition.shape, b.shape)
-    else:
-        raise TypeError(f"where(): at least one of x1 and x2 must be an arrayx array, got "
-                        f"{type(x1).__name__} and {type(x2).__name__}")
+    a, b, dtype, device = _where_operands(x1, x2)
+    if device is not condition._device:
+        raise ValueError(f"where(): the values are on {device} but condition is on {condition._device}")
+    broadcast_shapes(condition.shape, *(v.shape for v in (a, b) if not isinstance(v, _SCALARS)))
     return Array._new(device.backend.where(condition._data, a, b, dtype), device)
+
+
+_SCALARS = (bool, int, float, complex)
 
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]

@@ -42,17 +42,15 @@ class CudaContextLost(CudaError):
 # Driver error codes that leave the context unusable (CUDA docs: "the context cannot be used").
 _STICKY = {
     700,  # ILLEGAL_ADDRESS
-    701,  # LAUNCH_OUT_OF_RESOURCES is not sticky; kept out below
     702,  # LAUNCH_TIMEOUT
+    710,  # ASSERT
     714,  # HARDWARE_STACK_ERROR
     715,  # ILLEGAL_INSTRUCTION
     716,  # MISALIGNED_ADDRESS
     717,  # INVALID_ADDRESS_SPACE
     718,  # INVALID_PC
-    719,  # LAUNCH_FAILED (trap, assert)
-    710,  # ASSERT
+    719,  # LAUNCH_FAILED (trap: ARRAYX_DEBUG bounds checks)
 }
-_STICKY.discard(701)
 
 
 def driver():

@@ -1,0 +1,179 @@
+"""Benchmark harness shared by every kernel family.
+
+* ``Harness.gpu_time(lib, fn)``: median milliseconds of `fn` timed with CUDA events of that
+  library's stream, after warm-up (arrayx: its own events on its stream; CuPy and PyTorch: theirs).
+* ``Harness.host_time(fn, sync, n)``: microseconds per call of `fn` issued `n` times in a row,
+  then one sync (the host cost of an op when the GPU keeps up).
+* ``Harness.compare(...)``: the same operation in arrayx, CuPy and PyTorch (those importable) and
+  a device-to-device copy of the same bytes (the bandwidth ceiling), in one process.
+* ``Harness.write(path)``: JSON with device name, date, versions and every record.
+
+CuPy and PyTorch are imported here, in benchmarks only; arrayx never imports them.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+
+DATE = os.environ.get("BENCH_DATE", "2026-11-29")
+
+
+def _try(name):
+    try:
+        return __import__(name)
+    except Exception:
+        return None
+
+
+class Harness:
+    def __init__(self, title: str, device: int = 0):
+        self.title = title
+        self.device = device
+        self.records = []
+        self.cp = _try("cupy")
+        self.torch = _try("torch")
+        if self.torch is not None and not self.torch.cuda.is_available():
+            self.torch = None
+        from arrayx.cuda import runtime
+        self.rt = runtime
+        self.dev = runtime.get_device(device)
+
+    # -- metadata -----------------------------------------------------------------------------
+    def meta(self) -> dict:
+        import numpy
+        vers = {"python": platform.python_version(), "numpy": numpy.__version__}
+        for mod in ("numba", "numba_cuda", "cupy", "torch"):
+            m = sys.modules.get(mod) or _try(mod)
+            if m is not None:
+                vers[mod] = getattr(m, "__version__", "?")
+        try:
+            import cuda.bindings
+            vers["cuda_bindings"] = cuda.bindings.__version__
+        except Exception:
+            pass
+        d = self.rt.driver()
+        drv = self.rt.check(d.cuDriverGetVersion(), "cuDriverGetVersion")
+        return {"title": self.title, "date": DATE, "run_at": datetime.datetime.now().isoformat(),
+                "device": self.dev.name, "compute_capability": list(self.dev.compute_capability),
+                "multiprocessors": self.dev.multiprocessor_count,
+                "total_memory": self.dev.total_memory, "driver": drv, "versions": vers,
+                "host": platform.node()}
+
+    # -- timing -------------------------------------------------------------------------------
+    def gpu_time(self, lib: str, fn, warmup: int = 3, reps: int = 20) -> float:
+        """Median ms of one call of `fn`, CUDA events around it on `lib`'s current stream."""
+        if lib == "arrayx":
+            Event = self.rt.Event
+            stream = self.dev.stream
+
+            def pair():
+                return Event(self.device, timing=True), Event(self.device, timing=True)
+
+            def rec(e):
+                e.record(stream)
+
+            def elapsed(s, e):
+                e.synchronize()
+                return s.elapsed_ms(e)
+        elif lib == "cupy":
+            cp = self.cp
+
+            def pair():
+                return cp.cuda.Event(), cp.cuda.Event()
+
+            def rec(e):
+                e.record()
+
+            def elapsed(s, e):
+                e.synchronize()
+                return cp.cuda.get_elapsed_time(s, e)
+        elif lib == "torch":
+            torch = self.torch
+
+            def pair():
+                return torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+            def rec(e):
+                e.record()
+
+            def elapsed(s, e):
+                e.synchronize()
+                return s.elapsed_time(e)
+        else:
+            raise ValueError(lib)
+        for _ in range(warmup):
+            fn()
+        times = []
+        for _ in range(reps):
+            s, e = pair()
+            rec(s)
+            fn()
+            rec(e)
+            times.append(elapsed(s, e))
+        return statistics.median(times)
+
+    @staticmethod
+    def host_time(fn, sync, n: int = 10000, warmup: int = 200, repeats: int = 3) -> float:
+        """Microseconds per call: `n` calls back to back then one `sync`; best of `repeats`."""
+        for _ in range(warmup):
+            fn()
+        sync()
+        best = float("inf")
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            sync()
+            best = min(best, (time.perf_counter() - t0) / n * 1e6)
+        return best
+
+    def sync(self, lib):
+        if lib == "arrayx":
+            self.rt.synchronize()
+        elif lib == "cupy":
+            self.cp.cuda.Device().synchronize()
+        elif lib == "torch":
+            self.torch.cuda.synchronize()
+
+    # -- records ------------------------------------------------------------------------------
+    def record(self, name: str, lib: str, value: float, unit: str, **extra):
+        rec = {"name": name, "lib": lib, "value": value, "unit": unit}
+        rec.update(extra)
+        self.records.append(rec)
+        print(f"  {name:44s} {lib:10s} {value:12.4g} {unit}", flush=True)
+        return rec
+
+    def bandwidth(self, name, lib, ms, nbytes, **extra):
+        """Record a GPU time and its bandwidth (bytes read + written over time)."""
+        tbs = nbytes / (ms * 1e-3) / 1e12
+        return self.record(name, lib, ms, "ms", bytes=nbytes, tb_per_s=round(tbs, 3), **extra)
+
+    def compare(self, name: str, nbytes: int, fns: dict, warmup=3, reps=20, copy_bytes=None):
+        """Time `fns` ({lib: fn}) and a device-to-device copy of `copy_bytes` (default nbytes/2
+        copied: nbytes moved) in one process."""
+        out = {}
+        for lib, fn in fns.items():
+            if fn is None:
+                continue
+            try:
+                ms = self.gpu_time(lib, fn, warmup, reps)
+            except Exception as e:  # a library that cannot run this: note and go on
+                self.record(name, lib, float("nan"), "ms", error=repr(e))
+                continue
+            out[lib] = self.bandwidth(name, lib, ms, nbytes)
+        return out
+
+    def write(self, path: str, extra: dict | None = None):
+        doc = {"meta": self.meta(), "records": self.records}
+        if extra:
+            doc.update(extra)
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        with open(path, "w") as f:
+            json.dump(doc, f, indent=1, default=str)
+        return doc
