@@ -191,8 +191,12 @@ def make_data(dtype, shape, rng, specials=True, low=None, high=None):
     if dtype.kind == "f":
         with np.errstate(over="ignore"):
             return real(n).astype(dtype).reshape(shape)
+    # Built from parts: `1j * inf` would be nan + inf j, losing the special values.
+    out = np.empty(n, dtype=dtype)
     with np.errstate(over="ignore"):
-        return (real(n) + 1j * real(n)).astype(dtype).reshape(shape)
+        out.real = real(n)
+        out.imag = real(n)
+    return out.reshape(shape)
 
 
 @pytest.fixture
