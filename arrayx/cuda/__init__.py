@@ -21,12 +21,12 @@ Modules, one per concern:
 from __future__ import annotations
 
 from .._registry import register_backend
-from . import primitives as _primitives
+from . import fft as _fft, linalg as _linalg, primitives as _primitives
 from .runtime import (CudaContextLost, CudaError, CudaKernelError, Event, Stream,  # noqa: F401
                       device_count, synchronize, unavailable_reason)
 from .array import CudaArray  # noqa: F401
 
-register_backend("cuda", _primitives.PRIMITIVES)
+register_backend("cuda", {**_primitives.PRIMITIVES, **_linalg.PRIMITIVES, **_fft.PRIMITIVES})
 
 
 def is_available() -> bool:

@@ -1,0 +1,113 @@
+"""The FFT primitive on CUDA: cuFFT, one 1-D transform along one axis (arrayx/_backend.py).
+
+The axis is moved last (a view). Rows that are already contiguous are transformed where they lie
+(cropping to n only changes the distance between rows); anything else is copied once into
+contiguous rows, padded with zeros when n is longer. The output rows are contiguous and come back
+as a view with the axis in its place. cuFFT does not normalise: the factor that `norm` asks for
+is one in-place multiply.
+
+C2R (irfft) overwrites its input, so it always works on a copy. NumPy's irfft ignores the
+imaginary parts of the zero-frequency term and, for even n, of the Nyquist term; cuFFT assumes
+them zero, so the copy zeroes them and results match NumPy for any input, Hermitian or not.
+
+Plans are cached per device (libraries.py, least recently used out); their work area is a
+temporary from arrayx's allocator.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import elementwise, libraries, runtime
+from .array import CudaArray, new_array
+
+# cufft.h: CUFFT_FORWARD = -1, CUFFT_INVERSE = 1
+_FORWARD, _INVERSE = -1, 1
+# (kind, input dtype) -> (cufftType name, exec routine, direction of a C2C transform)
+_C64, _C128 = np.dtype(np.complex64), np.dtype(np.complex128)
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_TRANSFORMS = {
+    ("fft", _C64): ("C2C", "exec_c2c", _FORWARD), ("fft", _C128): ("Z2Z", "exec_z2z", _FORWARD),
+    ("ifft", _C64): ("C2C", "exec_c2c", _INVERSE), ("ifft", _C128): ("Z2Z", "exec_z2z", _INVERSE),
+    ("rfft", _F32): ("R2C", "exec_r2c", None), ("rfft", _F64): ("D2Z", "exec_d2z", None),
+    ("irfft", _C64): ("C2R", "exec_c2r", None), ("irfft", _C128): ("Z2D", "exec_z2d", None),
+}
+
+
+def _permuted(a: CudaArray, axes) -> CudaArray:
+    return a.view([a.shape[i] for i in axes], [a.strides[i] for i in axes], a.offset)
+
+
+def _prefix(x: CudaArray, length: int) -> CudaArray:
+    """The view of the first `length` elements of every row (last axis)."""
+    return x.view(x.shape[:-1] + (length,), x.strides, x.offset)
+
+
+def _scale(kind: str, norm: str, n: int) -> float:
+    if norm == "ortho":
+        return 1.0 / math.sqrt(n)
+    inverse = kind in ("ifft", "irfft")
+    return 1.0 / n if (norm == "backward") == inverse else 1.0
+
+
+def _input_rows(x: CudaArray, length: int, fresh: bool):
+    """(rows, distance): `x`'s rows (last axis) cropped or zero-padded to `length`, as rows
+    `distance` elements apart with unit stride; a new array when `fresh` or when the layout asks."""
+    m = x.shape[-1]
+    if x.c_contig and m >= length and not fresh:
+        return x, m
+    if m >= length:
+        return elementwise.copy(_prefix(x, length)), length
+    rows = new_array(x.device_index, x.shape[:-1] + (length,), x.dtype,
+                     runtime.get_device(x.device_index).allocator)
+    elementwise.fill(rows, 0)
+    elementwise.assign(_prefix(rows, m), x)
+    return rows, length
+
+
+def _zero_imaginary(rows: CudaArray, column: int):
+    """Zero the imaginary part of one column of C-contiguous complex rows, through a real view."""
+    real = _F32 if rows.dtype == _C64 else _F64
+    view = CudaArray(rows.buffer, rows.shape[:-1], real, tuple(2 * s for s in rows.strides[:-1]),
+                     2 * (rows.offset + column) + 1)
+    elementwise.fill(view, 0)
+
+
+def fft(kind, a, n, axis, norm):
+    fft_type, routine, direction = _TRANSFORMS[kind, a.dtype]
+    dev = runtime.get_device(a.device_index)
+    in_length = n // 2 + 1 if kind == "irfft" else n
+    out_length = n // 2 + 1 if kind == "rfft" else n
+    if kind == "irfft":
+        out_dtype = _F32 if a.dtype == _C64 else _F64
+    else:
+        out_dtype = _C64 if a.dtype in (_F32, _C64) else _C128
+    axes = [d for d in range(a.ndim) if d != axis] + [axis]
+    rows, distance = _input_rows(_permuted(a, axes), in_length, fresh=kind == "irfft")
+    out = new_array(dev.index, rows.shape[:-1] + (out_length,), out_dtype, dev.allocator)
+    batch = out.size // out_length
+    if batch:
+        if kind == "irfft":
+            _zero_imaginary(rows, 0)
+            if n % 2 == 0:
+                _zero_imaginary(rows, n // 2)
+        cufft = libraries.bindings("cufft")
+        plan = libraries.for_device(dev).fft_plan(getattr(cufft.Type, fft_type).value, n, distance,
+                                                  out_length, batch)
+        work = libraries.device_workspace(dev, plan.work_bytes)
+        stream = libraries.begin(dev)
+        cufft.set_stream(plan.handle, stream.ptr)
+        if work is not None:
+            cufft.set_work_area(plan.handle, work.ptr)
+        extra = () if direction is None else (direction,)
+        getattr(cufft, routine)(plan.handle, rows.ptr, out.ptr, *extra)
+        libraries.end(stream, plan, work, rows, out)
+        scale = _scale(kind, norm, n)
+        if scale != 1.0:
+            elementwise.binary("multiply", out, scale, out_dtype, out)
+    return _permuted(out, [axes.index(d) for d in range(a.ndim)])
+
+
+PRIMITIVES = {"fft": fft}
