@@ -12,7 +12,11 @@ Modules, one per concern:
   launcher     cuLaunchKernel with pre-packed arguments
   vector       device helpers: 16-byte vector load/store intrinsics
   layout       host helpers: broadcasting, dim collapsing, index width, alignment, launch shapes
-  elementwise  the elementwise template (binary ops, copy/cast, fill, assign)
+  elementwise  the elementwise template and its host-side layout dispatch (contiguous vectors,
+               strided, transposing tiles): every elementwise function, astype/copy, fill,
+               where, clip and the creation kernels (arange, linspace, eye, tril/triu)
+  elementwise_ops  what each of those computes on one element (NumPy's semantics, C99 Annex G)
+  precompile   fills the kernel disk cache for a compute capability without a GPU
   transfer     host <-> device copies (pinned staging where it pays)
   dlpack       DLPack export/import, __cuda_array_interface__ import
   primitives   the backend's primitives, registered below

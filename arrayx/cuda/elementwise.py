@@ -1,113 +1,105 @@
-"""The elementwise kernel family: one template for every elementwise operation.
+"""The elementwise kernel family: one template that every elementwise operation instantiates.
 
-An operation is a Python expression over ``x0, x1, x2`` (already converted to the compute dtype),
-e.g. ``"x0 + x1"``. ``kernel_spec`` turns (expression, operand kinds and dtypes, compute dtype,
-output dtype, layout) into kernel source, CuPy-style: one template specialised per dtype and
-layout, never a kernel written by hand per function. Operands are arrays (pointers) or scalars
-passed by value (no allocation for a Python scalar). Layouts:
+An operation is an ``elementwise_ops.Op``: an expression over the operand values ``x0, x1, ...``
+and the helpers it calls. ``kernel_spec`` wraps it in kernel source for one layout, CuPy-style:
+one template specialised per (operation, operand kinds and dtypes, layout kind), never per shape.
+Operands are arrays (pointers) or scalars passed by value (no allocation for a Python scalar).
+Layouts, decided on the host by ``launch``:
 
-* ``vec``: every array contiguous, same shape, pointers aligned to the vector: each thread moves U
-  vectors of N = 16 // widest itemsize elements with 16-byte loads/stores (vector.py); loads of a
-  block's U vectors are strided by the block size so every load instruction is coalesced.
-* ``flat``: contiguous but unaligned (a view such as ``x[1:]``): one element per thread.
-* ``strided``: anything else (broadcasting, transposes, slices, strided outputs); dims collapsed
-  first (layout.collapse), specialised on the number of dims D <= 6, 32-bit index arithmetic
-  when everything fits (layout.index_bits).
+* ``vec``: every array contiguous with the output's shape, and all pointers at the same phase
+  of a 16-byte vector: each thread moves U vectors of N = 16 // (widest itemsize) elements
+  with 16-byte loads/stores (vector.py). Covers the four contiguous scalar/vector cases (array or
+  by-value scalar on each side). Views such as ``x[1:] + y[1:]`` whose pointers share a phase
+  get an output allocated at that phase too; the unaligned first elements then run through a
+  second, scalar launch and the body stays vectorised.
+* ``strided``: anything else (broadcasting, slices, negative strides, strided outputs, pointers
+  of different phases), after collapsing contiguous dims (layout.collapse); specialised on the
+  dim count, padded up to 1, 3 or 6, with 32-bit index arithmetic while everything fits.
+* ``tile``: a one-input operation whose input is the transpose of its contiguous 2-D output
+  (``x.T`` made contiguous, cast or mapped): 32 x 32 tiles through shared memory, so both the
+  reads and the writes are coalesced.
 
-The same template gives ``copy``/``astype`` (expression ``x0``), ``fill`` (a scalar and no array)
-and ``assign`` (a strided output). New functions only add an expression to ``BINARY`` / a unary
-table; dtype rules stay in the namespace.
+Expressions may use ``IDX`` (the flat output index): the creation kernels (arange, eye, tril...)
+are elementwise operations without array inputs.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
 from . import compiler, layout, runtime
 from .array import CudaArray, new_array, new_contig
+from .elementwise_ops import (BOOL, PREAMBLE, Op, binary_op, cast_op, compute_dtype, inner_source,
+                             ipow_source)
 
 _tls = runtime._tls
 BLOCK = 256
-VEC_UNROLL = 1          # vectors per thread on the vec path: 1, 2, 4 within 2% (runtime-*.md)
-MAX_DIMS = 6
-
-BOOL = np.dtype(bool)
-
-# name -> (expression, result is bool)
-BINARY = {
-    "add": ("x0 + x1", False),
-    "subtract": ("x0 - x1", False),
-    "multiply": ("x0 * x1", False),
-    "equal": ("x0 == x1", True),
-    "not_equal": ("x0 != x1", True),
-    "less": ("x0 < x1", True),
-    "less_equal": ("x0 <= x1", True),
-    "greater": ("x0 > x1", True),
-    "greater_equal": ("x0 >= x1", True),
-    "logical_and": ("x0 and x1", True),
-    "logical_or": ("x0 or x1", True),
-    "logical_xor": ("x0 != x1", True),
-    "bitwise_and": ("x0 & x1", False),
-    "bitwise_or": ("x0 | x1", False),
-    "bitwise_xor": ("x0 ^ x1", False),
-}
-_LOGICAL = {"logical_and", "logical_or", "logical_xor"}
+# Vectors per thread on the vec path. 1, 2, 4 within 2% for add (runtime-*.md); 2 for one-input
+# operations (exp 0.86 of the copy against 0.96) and 4 for astype float32 -> float64 (0.86
+# against 0.95) were slower on the H200 (benchmarks/README.md).
+VEC_UNROLL = 1
+STRIDED_DIMS = (1, 3, 6)  # strided kernels exist for these dim counts; others are padded up
 
 
-def _tname(dt: np.dtype) -> str:
-    return "bool" if dt == BOOL else dt.name
+def tile_side(itemsize: int) -> int:
+    """Side of the transposing layout's square tile: 64 (16 elements per thread in flight) while
+    the tile fits the 48 KiB of static shared memory, else 32."""
+    return 64 if itemsize <= 8 else 32
 
 
 def _elem(dt: np.dtype) -> str:
-    """numba scalar type name used in kernel source for values of dtype `dt` in memory."""
+    """numba scalar type of dtype `dt` in memory (bool is stored as uint8)."""
     return "uint8" if dt == BOOL else dt.name
 
 
-def _conv_in(v: str, dt: np.dtype, ct: np.dtype) -> str:
-    if ct == BOOL:
-        return f"({v} != 0)"
-    if dt == ct:
-        return v
-    if dt.kind == "c" and ct.kind != "c":
-        return f"{ct.name}(({v}).real)"
-    return f"{ct.name}({v})"
+def _tag(dt: np.dtype) -> str:
+    return "bool" if dt == BOOL else dt.name
 
 
-def _conv_out(r: str, rt: np.dtype, out: np.dtype) -> str:
-    if out == BOOL:
-        return f"uint8({r})" if rt == BOOL else f"uint8({r} != 0)"
-    if rt == out:
-        return r
-    if rt.kind == "c" and out.kind != "c":
-        return f"{out.name}(({r}).real)"
-    return f"{out.name}({r})"
+def _value(raw: str, dt: np.dtype) -> str:
+    """An operand's value in the expression, from its stored form."""
+    return f"({raw} != 0)" if dt == BOOL else raw
 
 
-def kernel_spec(name, expr, kinds, dtypes, ct, out_dt, result_is_bool, lay, N=1, U=1, D=1,
-                index_bits=64, debug=False):
-    """Kernel source for one specialisation. `kinds`: 'a' (array) or 's' (scalar) per input."""
-    rt = BOOL if result_is_bool else ct
+def _store(expr: str, out: np.dtype) -> str:
+    return f"{_elem(out)}({expr})"
+
+
+def padded_dims(d: int) -> int:
+    for bucket in STRIDED_DIMS:
+        if d <= bucket:
+            return bucket
+    raise NotImplementedError(f"elementwise kernel over {d} non-collapsible dims")
+
+
+def kernel_spec(name: str, op: Op, kinds: tuple, dtypes: tuple, lay: str, N: int = 1,
+                U: int = 1, D: int = 1, index_bits: int = 64, debug: bool = False):
+    """Kernel source for one specialisation. `kinds`: 'a' (array) or 's' (scalar) per operand,
+    `dtypes` their dtypes (the op computes on values of these dtypes)."""
+    out_dt = op.out
     args = ["out"]
     argtypes = [_elem(out_dt) + "*"]
-    pre = []  # statements building scalar values
+    pre = []  # statements building the scalar operands' values
     for k, (kind, dt) in enumerate(zip(kinds, dtypes)):
         if kind == "a":
             args.append(f"in{k}")
             argtypes.append(_elem(dt) + "*")
-        elif ct.kind == "c":
-            real = "float32" if ct == np.complex64 else "float64"
+        elif dt.kind == "c":
+            real = "float32" if dt == np.complex64 else "float64"
             args += [f"s{k}re", f"s{k}im"]
             argtypes += [real, real]
-            pre.append(f"    s{k} = {ct.name}(complex(s{k}re, s{k}im))")
+            pre.append(f"    s{k} = {dt.name}(complex(s{k}re, s{k}im))")
         else:
             args.append(f"s{k}raw")
-            argtypes.append(_elem(ct))
-            pre.append(f"    s{k} = {_conv_in(f's{k}raw', ct, ct) if ct == BOOL else f's{k}raw'}")
+            argtypes.append(_elem(dt))
+            pre.append(f"    s{k} = {_value(f's{k}raw', dt)}")
     args.append("n")
     argtypes.append("int64")
     idx_t = "uint32" if index_bits == 32 else "int64"
+    arrays = ["out"] + [f"in{k}" for k, kind in enumerate(kinds) if kind == "a"]
     if lay == "strided":
-        arrays = ["out"] + [f"in{k}" for k, kind in enumerate(kinds) if kind == "a"]
         args += [f"sh{j}" for j in range(D)]
         argtypes += [idx_t] * D
         for a in arrays:
@@ -117,73 +109,85 @@ def kernel_spec(name, expr, kinds, dtypes, ct, out_dt, result_is_bool, lay, N=1,
             for a in arrays:
                 args += [f"{a}_lo", f"{a}_hi"]
                 argtypes += ["int64", "int64"]
+    elif lay == "tile":
+        src = kinds.index("a")  # the one array operand
+        args += ["cols", "rows", f"in{src}_st0", f"in{src}_st1", "tiles_c"]
+        argtypes += ["int64"] * 4 + ["uint32"]  # 32-bit division of the block index
 
-    def value(k, idx):
-        """Expression of input k's value at element `idx` (converted to ct)."""
-        if kinds[k] == "s":
-            return f"s{k}"
-        return _conv_in(f"in{k}[{idx}]", dtypes[k], ct)
-
-    def result(idx_of):
-        e = expr
-        for k in range(len(kinds)):
-            e = e.replace(f"x{k}", f"({value(k, idx_of(k))})")
-        return _conv_out(f"({e})", rt, out_dt)
+    def result(load, index):
+        """The stored result: `load(k)` is array operand k's raw value, `index` the flat index."""
+        def operand(m):
+            k = int(m.group(1))
+            return f"({_value(load(k), dtypes[k])})" if kinds[k] == "a" else f"s{k}"
+        e = re.sub(r"\bIDX\b", f"({index})", op.expr)
+        return _store(re.sub(r"\bx(\d)\b", operand, e), out_dt)
 
     body = []
-    if lay == "flat":
-        body += ["    i = cuda.grid(1)", "    if i < n:",
-                 f"        out[i] = {result(lambda k: 'i')}"]
-    elif lay == "strided":
+    helpers = inner_source(op.helpers)
+    if helpers:
+        body.append(helpers)
+    if "_ipow" in op.helpers:
+        body.append(ipow_source(op.out).rstrip("\n"))
+    body += pre
+    if lay == "strided":
         body += ["    i = cuda.grid(1)", "    if i < n:",
                  f"        r = {idx_t}(i)" if index_bits == 32 else "        r = i"]
         for j in range(D - 1, 0, -1):
             body += [f"        c{j} = r % sh{j}", f"        r = r // sh{j}"]
         body.append("        c0 = r")
-        offs = {}
-        for a in ["out"] + [f"in{k}" for k, kind in enumerate(kinds) if kind == "a"]:
-            off = " + ".join(f"c{j} * {a}_st{j}" for j in range(D))
-            body.append(f"        o_{a} = {off}")
-            offs[a] = f"o_{a}"
+        for a in arrays:
+            body.append(f"        o_{a} = " + " + ".join(f"c{j} * {a}_st{j}" for j in range(D)))
             if debug:
                 body += [f"        if o_{a} < {a}_lo or o_{a} >= {a}_hi:", "            trap()"]
-        body.append(f"        out[o_out] = {result(lambda k: f'o_in{k}')}")
+        body.append(f"        out[o_out] = {result(lambda k: f'in{k}[o_in{k}]', 'i')}")
     elif lay == "vec":
         body += ["    tid = cuda.threadIdx.x", "    bdim = cuda.blockDim.x", "    blk = cuda.blockIdx.x",
                  f"    v = blk * ({U} * bdim) + tid",
                  f"    if (blk + 1) * ({U * N} * bdim) <= n:"]
         for u in range(U):
             body.append(f"        i{u} = (v + {u} * bdim) * {N}")
-        for u in range(U):  # all loads first: U*arrays independent 16-byte loads in flight
+        for u in range(U):  # all loads first: U * arrays independent 16-byte loads in flight
             for k, kind in enumerate(kinds):
                 if kind == "a":
                     names = ", ".join(f"a{k}_{u}_{j}" for j in range(N))
                     body.append(f"        {names}{',' if N == 1 else ''} = vload{N}(in{k}, i{u})")
         for u in range(U):
-            vals = []
-            for j in range(N):
-                e = expr
-                for k in range(len(kinds)):
-                    src = f"s{k}" if kinds[k] == "s" else _conv_in(f"a{k}_{u}_{j}", dtypes[k], ct)
-                    e = e.replace(f"x{k}", f"({src})")
-                vals.append(_conv_out(f"({e})", rt, out_dt))
+            vals = [result(lambda k, u=u, j=j: f"a{k}_{u}_{j}", f"i{u} + {j}") for j in range(N)]
             tup = ", ".join(vals) + ("," if N == 1 else "")
             body.append(f"        vstore{N}(out, i{u}, ({tup}))")
         body += ["    else:", f"        for u in range({U}):", f"            j = (v + u * bdim) * {N}",
                  f"            e = j + {N}", "            if e > n:", "                e = n",
                  "            while j < e:",
-                 f"                out[j] = {result(lambda k: 'j')}",
+                 f"                out[j] = {result(lambda k: f'in{k}[j]', 'j')}",
                  "                j += 1"]
+    elif lay == "tile":
+        # tile[c][r] holds input element (r0 + r, c0 + c): loaded along the input's contiguous
+        # rows, stored along the output's contiguous columns; the extra column staggers banks.
+        side = tile_side(dtypes[src].itemsize)
+        step = BLOCK // side
+        body += [f"    tile = cuda.shared.array(({side}, {side + 1}), {_elem(dtypes[src])})",
+                 "    tid = cuda.threadIdx.x",
+                 f"    tx = tid % {side}", f"    ty = tid // {side}", "    b = cuda.blockIdx.x",
+                 f"    r0 = int64(b // tiles_c) * {side}", f"    c0 = int64(b % tiles_c) * {side}",
+                 f"    for q in range({side // step}):",
+                 "        r = r0 + tx", f"        c = c0 + ty + {step} * q",
+                 "        if r < rows and c < cols:",
+                 f"            tile[ty + {step} * q, tx] = in{src}[r * in{src}_st0 + c * in{src}_st1]",
+                 "    cuda.syncthreads()",
+                 f"    for q in range({side // step}):",
+                 f"        r = r0 + ty + {step} * q", "        c = c0 + tx",
+                 "        if r < rows and c < cols:",
+                 f"            out[r * cols + c] = {result(lambda k: f'tile[tx, ty + {step} * q]', 'r * cols + c')}"]
     else:
         raise ValueError(lay)
 
-    tag = "_".join(_tname(d) if kd == "a" else "s" + _tname(d) for kd, d in zip(kinds, dtypes))
-    kname = f"ew_{name}_{tag}_to_{_tname(out_dt)}_{lay}"
+    tag = "_".join(_tag(d) if kd == "a" else "s" + _tag(d) for kd, d in zip(kinds, dtypes))
+    kname = f"ew_{name}_{tag}_to_{_tag(out_dt)}_{lay}"
     if lay == "vec":
         kname += f"{N}x{U}"
     elif lay == "strided":
         kname += f"{D}d{index_bits}"
-    src = f"def {kname}({', '.join(args)}):\n" + "\n".join(pre + body) + "\n"
+    src = PREAMBLE + f"def {kname}({', '.join(args)}):\n" + "\n".join(body) + "\n"
     return compiler.KernelSpec(kname, src, kname, tuple(argtypes))
 
 
@@ -198,89 +202,154 @@ def _kernel(dev_index, key, build):
     return k
 
 
-def _scalar_args(value, ct):
-    v = ct.type(value)
-    if ct.kind == "c":
-        return [float(v.real), float(v.imag)]
-    if ct == BOOL:
-        return [1 if v else 0]
-    return [v.item()]
+def scalar_args(value, dt):
+    """A Python scalar operand as kernel arguments of dtype `dt` (complex: two reals)."""
+    if dt.kind == "c":
+        v = complex(value)
+        return [v.real, v.imag]
+    if dt == BOOL:
+        return [1 if value else 0]
+    if dt.kind in "iu":
+        return [int(value) % (1 << (8 * dt.itemsize)) if dt.kind == "u" else int(value)]
+    with np.errstate(over="ignore"):  # a weak float scalar rounds to the array's precision
+        return [dt.type(value).item()]
 
 
-def run(name, expr, result_is_bool, operands, dtypes, ct, out_dt, out_shape, out=None,
-        device_index=None):
-    """Launch the elementwise kernel for `operands` (CudaArray or Python scalars) broadcast to
-    `out_shape`, computing in `ct`, writing `out` (new if None). Returns `out`."""
+def _head(ptr: int, itemsize: int, N: int) -> int:
+    """Elements before `ptr` reaches a multiple of the vector size (-1: never, misaligned)."""
+    if ptr % itemsize:
+        return -1
+    return (-ptr) % (N * itemsize) // itemsize
+
+
+def _new_out(dev, device_index, shape, dt, head, N):
+    """A fresh contiguous output whose first `head` elements precede a 16-byte boundary."""
+    if not head:
+        return new_array(device_index, shape, dt, dev.allocator)
+    n = 1
+    for s in shape:
+        n *= s
+    base = new_array(device_index, (n + N,), dt, dev.allocator)
+    offset = next(o for o in range(N) if _head(base.ptr + o * dt.itemsize, dt.itemsize, N) == head)
+    return CudaArray(base.buffer, shape, dt, None, offset)
+
+
+def _args(operands, dtypes, ptrs):
+    args = []
+    it = iter(ptrs)
+    for o, dt in zip(operands, dtypes):
+        if isinstance(o, CudaArray):
+            args.append(next(it))
+        else:
+            args += scalar_args(o, dt)
+    return args
+
+
+def launch(name: str, op: Op, operands, dtypes, shape, out: CudaArray | None = None,
+           device_index: int | None = None) -> CudaArray:
+    """Compute `op` over `operands` (CudaArrays of the given `dtypes`, or Python scalars taken as
+    those dtypes) broadcast to `shape`, into `out` (a new array if None). Returns `out`."""
     kinds = tuple("a" if isinstance(o, CudaArray) else "s" for o in operands)
+    arrays = [o for o in operands if isinstance(o, CudaArray)]
     if device_index is None:
-        device_index = out.device_index if out is not None else \
-            next(o.device_index for o in operands if isinstance(o, CudaArray))
+        device_index = out.device_index if out is not None else arrays[0].device_index
     dev = runtime.get_device(device_index)
+    out_dt = op.out
+    n = 1
+    for s in shape:
+        n *= s
+    contiguous = (out is None or out.c_contig) and all(a.c_contig and a.shape == shape for a in arrays)
+    if contiguous and n:
+        N = layout.vector_width(out_dt.itemsize, *(a.dtype.itemsize for a in arrays))
+        if n < BLOCK * N:
+            # too short for a full block of vectors: the vec kernel takes its scalar path only
+            if out is None:
+                out = new_array(device_index, tuple(shape), out_dt, dev.allocator)
+            _launch_vec(dev, name, op, operands, kinds, dtypes, out, n, N, 0)
+            return out
+        heads = {_head(a.ptr, a.dtype.itemsize, N) for a in arrays}
+        uses_index = "IDX" in op.expr
+        if out is None:
+            head = next(iter(heads)) if len(heads) == 1 and not uses_index else 0
+            out = _new_out(dev, device_index, tuple(shape), out_dt, max(head, 0), N)
+        heads.add(_head(out.ptr, out_dt.itemsize, N))
+        if len(heads) == 1 and -1 not in heads and (heads == {0} or not uses_index):
+            _launch_vec(dev, name, op, operands, kinds, dtypes, out, n, N, heads.pop())
+            return out
     if out is None:
-        out = new_array(device_index, out_shape, out_dt, dev.allocator)
-    n = out.size
+        out = new_array(device_index, tuple(shape), out_dt, dev.allocator)
     if n == 0:
         return out
+    strides = [out.strides] + [layout.broadcast_strides(a.shape, a.strides, shape) for a in arrays]
+    cshape, cstrides = layout.collapse(shape, *strides)
+    if len(arrays) == 1 and len(cshape) == 2 and "IDX" not in op.expr and \
+            cstrides[0] == (cshape[1], 1) and cstrides[1][0] == 1 and cstrides[1][1] != 1:
+        _launch_tile(dev, name, op, operands, kinds, dtypes, out, arrays[0], cshape, cstrides[1])
+        return out
+    _launch_strided(dev, name, op, operands, kinds, dtypes, out, arrays, n, cshape, cstrides)
+    return out
+
+
+def _launch_vec(dev, name, op, operands, kinds, dtypes, out, n, N, head):
+    """The contiguous layout: vectors over the aligned body, a scalar launch for `head` elements
+    before it (views whose pointers share a phase)."""
     arrays = [o for o in operands if isinstance(o, CudaArray)]
+    U = VEC_UNROLL
     stream = dev._current_stream or dev.default_stream
     keep = (out.buffer,) + tuple(a.buffer for a in arrays)
-    nbytes = out.nbytes + sum(a.nbytes for a in arrays)
+    key = (name, op, kinds, dtypes, "vec", N, U)
+    kern = _kernel(dev.index, key, lambda: kernel_spec(name, op, kinds, dtypes, "vec", N, U))
+    if head:
+        _launch_strided(dev, name, op, operands, kinds, dtypes, out, arrays, head, (head,),
+                        [(1,)] * (len(arrays) + 1))
+    body = n - head
+    isz = [a.dtype.itemsize for a in arrays]
+    ptrs = [a.ptr + head * s for a, s in zip(arrays, isz)]
+    args = [out.ptr + head * out.dtype.itemsize] + _args(operands, dtypes, ptrs) + [body]
+    nbytes = body * (out.dtype.itemsize + sum(isz))
+    kern(stream, -(-body // (BLOCK * U * N)), BLOCK, args, keep, nbytes)
 
-    contiguous = out.c_contig and all(a.c_contig and a.shape == out_shape for a in arrays)
-    if contiguous:
-        sizes = [out_dt.itemsize] + [a.dtype.itemsize for a in arrays]
-        N = layout.vector_width(*sizes)
-        aligned = all(p.ptr % (N * p.dtype.itemsize) == 0 for p in [out] + arrays)
-        lay = "vec" if aligned else "flat"
-        U = VEC_UNROLL if lay == "vec" else 1
-        key = (name, kinds, dtypes, ct, out_dt, lay, N, U)
-        kern = _kernel(device_index, key, lambda: kernel_spec(
-            name, expr, kinds, dtypes, ct, out_dt, result_is_bool, lay, N, U))
-        args = [out.ptr]
-        for o in operands:
-            if isinstance(o, CudaArray):
-                args.append(o.ptr)
-            else:
-                args += _scalar_args(o, ct)
-        args.append(n)
-        per_block = BLOCK * (U * N if lay == "vec" else 1)
-        grid = -(-n // per_block)
-        kern(stream, grid, BLOCK, args, keep, nbytes)
-        return out
 
-    # strided: broadcast every operand to out_shape, then collapse dims jointly
-    strides = [out.strides] + [layout.broadcast_strides(a.shape, a.strides, out_shape) for a in arrays]
-    shape, cstrides = layout.collapse(out_shape, *strides)
-    D = len(shape)
-    if D > MAX_DIMS:
-        raise NotImplementedError(f"elementwise kernel over {D} non-collapsible dims")
-    bits = layout.index_bits(n, shape, *cstrides)
+def _launch_strided(dev, name, op, operands, kinds, dtypes, out, arrays, n, cshape, cstrides):
+    D = padded_dims(len(cshape))
+    pad = D - len(cshape)
+    cshape = (1,) * pad + tuple(cshape)
+    cstrides = [(0,) * pad + tuple(st) for st in cstrides]
+    bits = layout.index_bits(n, cshape, *cstrides)
     debug = compiler.DEBUG
-    key = (name, kinds, dtypes, ct, out_dt, "strided", D, bits, debug)
-    kern = _kernel(device_index, key, lambda: kernel_spec(
-        name, expr, kinds, dtypes, ct, out_dt, result_is_bool, "strided", D=D, index_bits=bits,
-        debug=debug))
-    args = [out.ptr]
-    for o in operands:
-        if isinstance(o, CudaArray):
-            args.append(o.ptr)
-        else:
-            args += _scalar_args(o, ct)
-    args.append(n)
-    args += list(shape)
+    key = (name, op, kinds, dtypes, "strided", D, bits, debug)
+    kern = _kernel(dev.index, key, lambda: kernel_spec(name, op, kinds, dtypes, "strided", D=D,
+                                                       index_bits=bits, debug=debug))
+    args = [out.ptr] + _args(operands, dtypes, [a.ptr for a in arrays]) + [n] + list(cshape)
     for st in cstrides:
         args += list(st)
     if debug:
         for st in cstrides:
-            lo = sum(min(0, (m - 1) * s) for m, s in zip(shape, st))
-            hi = sum(max(0, (m - 1) * s) for m, s in zip(shape, st)) + 1
+            lo = sum(min(0, (m - 1) * s) for m, s in zip(cshape, st))
+            hi = sum(max(0, (m - 1) * s) for m, s in zip(cshape, st)) + 1
             args += [lo, hi]
     grid, block = layout.launch_1d(n, BLOCK)
+    stream = dev._current_stream or dev.default_stream
+    keep = (out.buffer,) + tuple(a.buffer for a in arrays)
+    nbytes = n * (out.dtype.itemsize + sum(a.dtype.itemsize for a in arrays))
     kern(stream, grid, block, args, keep, nbytes)
-    return out
 
 
-# ---- the operations the runtime itself needs ---------------------------------------------
+def _launch_tile(dev, name, op, operands, kinds, dtypes, out, src, cshape, src_strides):
+    rows, cols = cshape
+    key = (name, op, kinds, dtypes, "tile")
+    kern = _kernel(dev.index, key, lambda: kernel_spec(name, op, kinds, dtypes, "tile"))
+    side = tile_side(src.dtype.itemsize)
+    tiles_c = -(-cols // side)
+    grid = -(-rows // side) * tiles_c
+    args = [out.ptr] + _args(operands, dtypes, [src.ptr]) + [rows * cols, cols, rows,
+                                                            src_strides[0], src_strides[1], tiles_c]
+    stream = dev._current_stream or dev.default_stream
+    kern(stream, grid, BLOCK, args, (out.buffer, src.buffer),
+         rows * cols * (out.dtype.itemsize + src.dtype.itemsize))
+
+
+# ---- the primitives built on the template -----------------------------------------------
 
 def broadcast_shape(*shapes):
     nd = max(len(s) for s in shapes)
@@ -297,11 +366,28 @@ def broadcast_shape(*shapes):
     return tuple(res)
 
 
+_ops: dict = {}
+
+
+def _binary_op(name, dt):
+    op = _ops.get((name, dt))
+    if op is None:
+        op = _ops[(name, dt)] = binary_op(name, dt)
+    return op
+
+
+def as_dtype(x, dt):
+    """An array operand cast to the dtype the operation computes in (a scalar as is)."""
+    if isinstance(x, CudaArray) and x.dtype != dt:
+        return astype(x, dt)
+    return x
+
+
 def binary(name, a, b, dtype, out=None):
-    """The `binary` primitive for the names in BINARY (see _backend.PRIMITIVES)."""
+    """The `binary` primitive (see _backend.PRIMITIVES)."""
     if out is None and a.__class__ is CudaArray and b.__class__ is CudaArray:
-        # Fast path, the common case (two contiguous arrays of one shape): everything but the
-        # pointers was looked up once per (op, dtypes, device) by _make_fast.
+        # Fast path, the common case (two contiguous aligned arrays of one shape and dtype):
+        # everything but the pointers was looked up once per (op, dtypes, device) by _make_fast.
         fp = _fast.get((name, a.dtype, b.dtype, dtype, a.device_index))
         if fp is not None and a.c_contig and b.c_contig and a.shape == b.shape \
                 and b.device_index == a.device_index:
@@ -316,48 +402,44 @@ def binary(name, a, b, dtype, out=None):
                 kern(dev._current_stream or dev._default_stream, -(-n // per_block), BLOCK,
                      (res.ptr, pa, pb, n), (res.buffer, a.buffer, b.buffer), n * nb)
                 return res
-    return _binary(name, a, b, dtype, out)
-
-
-def _binary(name, a, b, dtype, out):
-    expr, is_bool = BINARY[name]
-    ct = BOOL if name in _LOGICAL else dtype
-    out_dt = BOOL if is_bool else dtype
     a_arr = isinstance(a, CudaArray)
     b_arr = isinstance(b, CudaArray)
     if a_arr and b_arr:
         if a.device_index != b.device_index:
-            raise ValueError(f"arrays on different devices: cuda:{a.device_index} and cuda:{b.device_index}")
+            raise ValueError(f"arrays on different devices: cuda:{a.device_index} and "
+                             f"cuda:{b.device_index}")
         shape = a.shape if a.shape == b.shape else broadcast_shape(a.shape, b.shape)
-        dts = (a.dtype, b.dtype)
-        if out is None and a.c_contig and b.c_contig and a.shape == b.shape:
-            _make_fast(a.device_index, name, a.dtype, b.dtype, dtype, ct, out_dt, expr, is_bool)
-    elif a_arr:
-        shape = a.shape
-        dts = (a.dtype, ct)
     else:
-        shape = b.shape
-        dts = (ct, b.dtype)
-    if out is not None and out.shape != shape:
-        raise ValueError(f"output shape {out.shape} does not match the broadcast shape {shape}")
-    return run(name, expr, is_bool, (a, b), dts, ct, out_dt, shape, out)
+        shape = a.shape if a_arr else b.shape
+    if out is not None:
+        if out.shape != shape:
+            raise ValueError(f"output shape {out.shape} does not match the broadcast shape {shape}")
+        if b_arr and b is not out and _overlaps(out, b):
+            b = copy(b)  # an in-place op reading another view of its own memory
+    dtype = compute_dtype(name, dtype)
+    a, b = as_dtype(a, dtype), as_dtype(b, dtype)
+    op = _binary_op(name, dtype)
+    if out is None and a_arr and b_arr and a.dtype == b.dtype == dtype and a.c_contig \
+            and b.c_contig and a.shape == b.shape:
+        _make_fast(a.device_index, name, dtype, op)
+    return launch(name, op, (a, b), (dtype, dtype), shape, out)
 
 
 _fast: dict = {}
 
 
-def _make_fast(dev_index, name, adt, bdt, dtype, ct, out_dt, expr, is_bool):
+def _make_fast(dev_index, name, dtype, op):
     dev = runtime.get_device(dev_index)
-    N = layout.vector_width(adt.itemsize, bdt.itemsize, out_dt.itemsize)
+    N = layout.vector_width(dtype.itemsize, op.out.itemsize)
     U = VEC_UNROLL
     kinds = ("a", "a")
-    dtypes = (adt, bdt)
-    kern = _kernel(dev_index, (name, kinds, dtypes, ct, out_dt, "vec", N, U), lambda: kernel_spec(
-        name, expr, kinds, dtypes, ct, out_dt, is_bool, "vec", N, U))
+    dtypes = (dtype, dtype)
+    kern = _kernel(dev_index, (name, op, kinds, dtypes, "vec", N, U),
+                   lambda: kernel_spec(name, op, kinds, dtypes, "vec", N, U))
     dev.default_stream  # created now, so the fast path can read dev._default_stream
-    fp = (kern, N * adt.itemsize, N * bdt.itemsize, out_dt, BLOCK * N * U, dev, dev.allocator,
-          adt.itemsize + bdt.itemsize + out_dt.itemsize)
-    _fast[(name, adt, bdt, dtype, dev_index)] = fp
+    fp = (kern, N * dtype.itemsize, N * dtype.itemsize, op.out, BLOCK * N * U, dev,
+          dev.allocator, 2 * dtype.itemsize + op.out.itemsize)
+    _fast[(name, dtype, dtype, dtype, dev_index)] = fp
     return fp
 
 
@@ -369,7 +451,7 @@ def copy(a: CudaArray) -> CudaArray:
         if a.size:
             memcpy_d2d(dev, out, a)
         return out
-    return run("copy", "x0", False, (a,), (a.dtype,), a.dtype, a.dtype, a.shape)
+    return launch("cast", cast_op(a.dtype, a.dtype), (a,), (a.dtype,), a.shape)
 
 
 def memcpy_d2d(dev, dst: CudaArray, src: CudaArray):
@@ -385,12 +467,12 @@ def astype(a: CudaArray, dtype, copy_: bool = True) -> CudaArray:
     dtype = np.dtype(dtype)
     if dtype == a.dtype:
         return copy(a) if copy_ else a
-    return run("cast", "x0", False, (a,), (a.dtype,), dtype, dtype, a.shape)
+    return launch("cast", cast_op(a.dtype, dtype), (a,), (a.dtype,), a.shape)
 
 
 def fill(out: CudaArray, value) -> CudaArray:
     """Write a Python scalar into every element of `out` (any layout)."""
-    return run("fill", "x0", False, (value,), (out.dtype,), out.dtype, out.dtype, out.shape, out)
+    return launch("fill", cast_op(out.dtype, out.dtype), (value,), (out.dtype,), out.shape, out)
 
 
 def assign(dst: CudaArray, src) -> CudaArray:
@@ -401,12 +483,13 @@ def assign(dst: CudaArray, src) -> CudaArray:
                                                               dst.offset == src.offset and
                                                               dst.strides == src.strides):
         src = copy(src)
-    return run("assign", "x0", False, (src,), (src.dtype,), dst.dtype, dst.dtype, dst.shape, dst)
+    return launch("cast", cast_op(src.dtype, dst.dtype), (src,), (src.dtype,), dst.shape, dst)
 
 
 def _overlaps(a: CudaArray, b: CudaArray) -> bool:
     if a.buffer is not b.buffer and a.buffer.ptr != b.buffer.ptr:
         return False
+
     def span(x):
         lo = x.offset + sum(min(0, (n - 1) * s) for n, s in zip(x.shape, x.strides))
         hi = x.offset + sum(max(0, (n - 1) * s) for n, s in zip(x.shape, x.strides))

@@ -1,94 +1,87 @@
 """Fill the kernel disk cache ahead of time, for a compute capability, without a GPU.
 
-    python -m arrayx.cuda.precompile --cc 9.0 [--jobs 2] [--all]
+    python -m arrayx.cuda.precompile --cc 9.0 [--jobs 2] [--only NAME,...]
 
-Compiles the elementwise specialisations the runtime, its tests and benchmarks use (``--all``:
-every binary op over every dtype) into the cache folder (``ARRAYX_KERNEL_CACHE``), so a GPU
-machine starts with warm caches and compiles nothing. Keys are the same as at run time
-(compiler.cache_key), so an entry is used only if source, versions and cc all match.
+Compiles every elementwise kernel the CUDA backend can launch for arrays under 2**31 elements:
+each elementwise function of the standard for every dtype it allows, with each operand an array
+or a Python scalar, in the vec layout, the strided layouts (1, 3 and 6 dims) and, for one-input
+operations, the transposing tile; casts between every pair of dtypes, fill, where, clip and the
+creation kernels. Keys are the run-time keys (compiler.cache_key), so a GPU machine given this
+cache folder compiles nothing (64-bit strided variants, for larger arrays, compile on first use).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from . import compiler
-from .elementwise import BINARY, VEC_UNROLL, kernel_spec
+from . import compiler, layout
+from . import elementwise_ops as ops
+from .elementwise import STRIDED_DIMS, VEC_UNROLL, kernel_spec
 
 DTYPES = [np.dtype(d) for d in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
                                 "uint32", "uint64", "float32", "float64", "complex64",
                                 "complex128")]
 BOOL = np.dtype(bool)
+I64 = np.dtype("int64")
+# the standard's dtype categories, as NumPy kinds
+KINDS = {"numeric": "iufc", "floating-point": "fc", "real floating": "f", "real numeric": "iuf",
+         "integer or boolean": "biu", "integral": "iu", "bool": "b", "any": "biufc"}
 
 
-def _vec_n(*dts):
-    return max(1, 16 // max(d.itemsize for d in dts))
+def _family(name, op, kinds, dtypes, strided=STRIDED_DIMS, tile=False):
+    """The specs `launch` can pick for one operation: vec, strided (32-bit), tile."""
+    arrays = [d.itemsize for k, d in zip(kinds, dtypes) if k == "a"]
+    N = layout.vector_width(op.out.itemsize, *arrays)
+    specs = [kernel_spec(name, op, kinds, dtypes, "vec", N, VEC_UNROLL)]
+    specs += [kernel_spec(name, op, kinds, dtypes, "strided", D=D, index_bits=32) for D in strided]
+    if tile:
+        specs.append(kernel_spec(name, op, kinds, dtypes, "tile"))
+    return specs
 
 
-def _valid(name, dt):
-    if name in ("add", "subtract", "multiply"):
-        return dt != BOOL
-    if name.startswith("bitwise"):
-        return dt.kind in "biu"
-    if name.startswith("logical"):
-        return dt == BOOL
-    if name in ("less", "less_equal", "greater", "greater_equal"):
-        return dt.kind != "c"
-    return True
-
-
-def specs(everything: bool = False):
+def specs(only=None):
+    from .._elementwise_functions import BINARY_CATEGORY, UNARY_CATEGORY, unary_result_dtype
     out = []
-    U = VEC_UNROLL
-    names = list(BINARY) if everything else ["add", "subtract", "multiply"]
-    for name in names:
-        expr, isb = BINARY[name]
+    for name, cat in UNARY_CATEGORY.items():
         for dt in DTYPES:
-            if not _valid(name, dt):
-                continue
-            ct = BOOL if name.startswith("logical") else dt
-            od = BOOL if isb else dt
-            n = _vec_n(dt, od)
+            if dt.kind in KINDS[cat] and not ops.is_identity_unary(name, dt) and \
+                    ops.constant_unary(name, dt) is None:
+                op = ops.unary_op(name, dt, unary_result_dtype(name, dt))
+                out += _family(name, op, ("a",), (dt,), tile=True)
+    for name, cat in BINARY_CATEGORY.items():
+        computed = {ops.compute_dtype(name, dt) for dt in DTYPES if dt.kind in KINDS[cat]}
+        for ct in sorted(computed, key=DTYPES.index):
+            op = ops.binary_op(name, ct)
             for kinds in (("a", "a"), ("a", "s"), ("s", "a")):
-                out.append(kernel_spec(name, expr, kinds, (dt, dt), ct, od, isb, "vec", n, U))
-            out.append(kernel_spec(name, expr, ("a", "a"), (dt, dt), ct, od, isb, "flat"))
-            for D in (1, 2, 3):
-                out.append(kernel_spec(name, expr, ("a", "a"), (dt, dt), ct, od, isb, "strided",
-                                       D=D, index_bits=32))
-    f32 = np.dtype("float32")
-    for name in ("less", "equal", "not_equal", "greater_equal"):
-        expr, isb = BINARY[name]
-        out.append(kernel_spec(name, expr, ("a", "a"), (f32, f32), f32, BOOL, True, "vec", 4, U))
-    out.append(kernel_spec("logical_xor", "x0 != x1", ("a", "a"), (BOOL, BOOL), BOOL, BOOL, True,
-                           "vec", 16, U))
-    i32, i64 = np.dtype("int32"), np.dtype("int64")
-    out.append(kernel_spec("add", "x0 + x1", ("a", "a"), (i32, i64), i64, i64, False, "vec", 2, U))
-    for u in (1, 2, 4):  # benchmark variants
-        out.append(kernel_spec("add", "x0 + x1", ("a", "a"), (f32, f32), f32, f32, False, "vec", 4, u))
+                out += _family(name, op, kinds, (ct, ct))
+    for src, dst in itertools.product(DTYPES, DTYPES):
+        if not (src.kind == "c" and dst.kind not in "cb"):
+            out += _family("cast", ops.cast_op(src, dst), ("a",), (src,), tile=True)
     for dt in DTYPES:
-        out.append(kernel_spec("fill", "x0", ("s",), (dt,), dt, dt, False, "vec", _vec_n(dt), U))
-        for D in (1, 2, 3):
-            out.append(kernel_spec("fill", "x0", ("s",), (dt,), dt, dt, False, "strided", D=D,
-                                   index_bits=32))
-            out.append(kernel_spec("copy", "x0", ("a",), (dt,), dt, dt, False, "strided", D=D,
-                                   index_bits=32))
-            out.append(kernel_spec("assign", "x0", ("a",), (dt,), dt, dt, False, "strided", D=D,
-                                   index_bits=32))
-        if dt.kind != "c":
-            f64 = np.dtype("float64")
-            out.append(kernel_spec("cast", "x0", ("a",), (dt,), f64, f64, False, "vec",
-                                   _vec_n(dt, f64), U))
-    seen = set()
-    uniq = []
-    for s in out:
-        if s.name + s.source not in seen:
-            seen.add(s.name + s.source)
-            uniq.append(s)
-    return uniq
+        out += _family("fill", ops.cast_op(dt, dt), ("s",), (dt,))
+        for kinds in itertools.product("as", repeat=2):
+            out += _family("where", ops.where_op(dt), ("a",) + kinds, (BOOL, dt, dt))
+        if dt.kind in "iuf":
+            for kinds in itertools.product("as", repeat=2):
+                out += _family("clip", ops.clip_op(dt), ("a",) + kinds, (dt, dt, dt))
+        if dt.kind in "iuf":
+            op, dts = ops.arange_op(dt)
+            out += _family("arange", op, ("s", "s"), dts, strided=())
+        if dt.kind in "fc":
+            op, dts = ops.linspace_op(dt)
+            out += _family("linspace", op, ("s",) * 5, dts, strided=())
+        out += _family("eye", ops.eye_op(dt), ("s", "s"), (I64, I64), strided=())
+        for upper in (False, True):
+            out += _family("triu" if upper else "tril", ops.triangle_op(dt, upper),
+                           ("a", "s", "s", "s"), (dt, I64, I64, I64))
+    if only:
+        out = [s for s in out if any(s.name.startswith(f"ew_{n}_") for n in only)]
+    return out
 
 
 def _one(args):
@@ -104,12 +97,12 @@ def main(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument("--cc", default="9.0")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    p.add_argument("--all", action="store_true")
+    p.add_argument("--only", default="", help="comma-separated operation names (default: all)")
     a = p.parse_args(argv)
     cc = tuple(int(x) for x in a.cc.split("."))
-    todo = [(s, cc) for s in specs(a.all)]
+    todo = [(s, cc) for s in specs([n for n in a.only.split(",") if n])]
     with ProcessPoolExecutor(a.jobs) as ex:
-        n = sum(ex.map(_one, todo, chunksize=4))
+        n = sum(ex.map(_one, todo, chunksize=8))
     print(f"{len(todo)} kernels, {n} compiled into {compiler.cache_dir()}")
 
 

@@ -13,8 +13,12 @@ import operator
 import numpy as np
 
 from . import dlpack, elementwise, layout, transfer
+from . import elementwise_ops as ops
 from .array import CudaArray, c_strides, new_array
 from . import runtime
+
+
+_I64 = np.dtype("int64")
 
 
 def _fallback(name):
@@ -44,6 +48,45 @@ def full(device, shape, fill_value, dtype):
     if out.size:
         elementwise.fill(out, fill_value)
     return out
+
+
+def _index_op(device, name, op, scalars, dtypes, shape):
+    """A new array computed from its element index alone (creation kernels)."""
+    return elementwise.launch(name, op, scalars, dtypes, tuple(shape), device_index=device.index)
+
+
+def arange(device, start, step, length, dtype):
+    dtype = np.dtype(dtype)
+    op, dts = ops.arange_op(dtype)
+    if dtype.kind in "iu":
+        start, step = start % (1 << 64), step % (1 << 64)
+    return _index_op(device, "arange", op, (start, step), dts, (length,))
+
+
+def linspace(device, start, stop, num, dtype, endpoint):
+    dtype = np.dtype(dtype)
+    op, dts = ops.linspace_op(dtype)
+    cast = complex if dtype.kind == "c" else float
+    start, stop = cast(start), cast(stop)
+    div = (num - 1) if endpoint else num
+    delta = stop - start
+    step = delta / div if div > 0 else delta
+    scale, divisor = (step, 1.0) if div <= 0 or step != 0 else (delta, float(div))
+    last = num - 1 if endpoint and num > 1 else -1
+    return _index_op(device, "linspace", op, (start, scale, divisor, stop, last), dts, (num,))
+
+
+def eye(device, n_rows, n_cols, k, dtype):
+    dtype = np.dtype(dtype)
+    k = max(-n_rows, min(k, n_cols))  # a diagonal outside the matrix: all zeros, k fits int64
+    return _index_op(device, "eye", ops.eye_op(dtype), (n_cols, k), (_I64, _I64), (n_rows, n_cols))
+
+
+def triangle(a, k, upper):
+    rows, cols = a.shape[-2], a.shape[-1]
+    k = max(-rows, min(k, cols))  # beyond the matrix every column is on one side: k fits int64
+    return elementwise.launch("triu" if upper else "tril", ops.triangle_op(a.dtype, upper),
+                              (a, cols, rows, k), (a.dtype, _I64, _I64, _I64), a.shape)
 
 
 def copy(a):
@@ -76,31 +119,60 @@ def dlpack_device(a):
     return dlpack.dlpack_device(a)
 
 
-# ---- elementwise --------------------------------------------------------------------------
+# ---- elementwise ----------------------------------------------------------------------------
 
-_EW_BINARY = elementwise.BINARY
-_ew_binary = elementwise.binary
+_unary_plans: dict = {}
+
+
+def _unary_plan(name, dtype):
+    """How unary function `name` runs on `dtype`: ("copy",) for identities (positive, real of a
+    real array...), ("fill", value, result dtype) for constants (isnan of integers...), or
+    ("launch", Op)."""
+    plan = _unary_plans.get((name, dtype))
+    if plan is None:
+        from .._elementwise_functions import unary_result_dtype
+        out_dt = unary_result_dtype(name, dtype)
+        constant = ops.constant_unary(name, dtype)
+        if ops.is_identity_unary(name, dtype):
+            plan = ("copy",)
+        elif constant is not None:
+            plan = ("fill", constant, out_dt)
+        else:
+            plan = ("launch", ops.unary_op(name, dtype, out_dt))
+        _unary_plans[(name, dtype)] = plan
+    return plan
+
+
+def unary(name, a):
+    plan = _unary_plan(name, a.dtype)
+    if plan[0] == "launch":
+        return elementwise.launch(name, plan[1], (a,), (a.dtype,), a.shape)
+    if plan[0] == "copy":
+        return elementwise.copy(a)
+    out = new_array(a.device_index, a.shape, plan[2], runtime.get_device(a.device_index).allocator)
+    return elementwise.fill(out, plan[1]) if out.size else out
 
 
 def binary(name, a, b, dtype, out=None):
-    if out is None and name in _EW_BINARY:
-        try:
-            return _ew_binary(name, a, b, dtype)
-        except NotImplementedError:
-            return _fallback("binary")(name, a, b, dtype)
-    return _binary_general(name, a, b, dtype, out)
+    return elementwise.binary(name, a, b, dtype, out)
 
 
-def _binary_general(name, a, b, dtype, out):
-    if name in elementwise.BINARY and (isinstance(a, CudaArray) or isinstance(b, CudaArray)):
-        if out is not None and isinstance(b, CudaArray) and b is not out and \
-                elementwise._overlaps(out, b):
-            b = elementwise.copy(b)  # in-place op reading another view of its own memory
-        try:
-            return elementwise.binary(name, a, b, dtype, out)
-        except NotImplementedError:
-            pass
-    return _fallback("binary")(name, a, b, dtype, out=out)
+def where(condition, a, b, dtype):
+    shape = elementwise.broadcast_shape(condition.shape, *(x.shape for x in (a, b)
+                                                           if isinstance(x, CudaArray)))
+    a, b = elementwise.as_dtype(a, dtype), elementwise.as_dtype(b, dtype)
+    return elementwise.launch("where", ops.where_op(dtype), (condition, a, b),
+                              (ops.BOOL, dtype, dtype), shape)
+
+
+def clip(a, lo, hi):
+    if lo is None and hi is None:
+        return elementwise.copy(a)
+    if lo is None:
+        return elementwise.binary("minimum", a, hi, a.dtype)
+    if hi is None:
+        return elementwise.binary("maximum", a, lo, a.dtype)
+    return elementwise.launch("clip", ops.clip_op(a.dtype), (a, lo, hi), (a.dtype,) * 3, a.shape)
 
 
 # ---- views and data movement --------------------------------------------------------------
@@ -214,8 +286,9 @@ def runtime_device(index):
 
 PRIMITIVES = {
     "from_host": from_host, "to_host": to_host, "empty": empty, "full": full, "copy": copy,
-    "astype": astype, "from_dlpack": from_dlpack, "to_dlpack": to_dlpack,
-    "dlpack_device": dlpack_device, "binary": binary, "reshape": reshape,
+    "astype": astype, "arange": arange, "linspace": linspace, "eye": eye, "triangle": triangle,
+    "from_dlpack": from_dlpack, "to_dlpack": to_dlpack, "dlpack_device": dlpack_device,
+    "unary": unary, "binary": binary, "where": where, "clip": clip, "reshape": reshape,
     "permute_dims": permute_dims, "broadcast_to": broadcast_to, "getitem": getitem,
     "setitem": setitem,
 }

@@ -193,8 +193,10 @@ ELEMENT_TYPES = {
 
 
 def kernel_namespace() -> dict:
-    """Globals for generated kernel source: cuda, the numba scalar types, vloadN/vstoreN, trap."""
-    ns = {"cuda": cuda, "trap": trap, "boolean": types.boolean}
+    """Globals for generated kernel source: cuda, libdevice (the CUDA math library), the numba
+    scalar types, vloadN/vstoreN, trap."""
+    from numba.cuda import libdevice
+    ns = {"cuda": cuda, "libdevice": libdevice, "trap": trap, "boolean": types.boolean}
     for name, t in ELEMENT_TYPES.items():
         if name != "bool":
             ns[name] = t

@@ -154,15 +154,90 @@ def test_inplace_out(P, dev, rng):
     np.testing.assert_array_equal(P.to_host(da), exp)
 
 
-def test_unsupported_binary_goes_to_host_fallback(P, dev, rng):
-    from arrayx._registry import set_host_fallback, HostFallbackError
-    a = P.from_host(dev, rand(rng, "float32", 10) + 300, True)
+def test_elementwise_primitives_never_fall_back_to_the_host(P, dev, rng):
+    from arrayx._registry import set_host_fallback
+    f32 = np.dtype("float32")
+    a = rand(rng, "float32", (10, 3))
+    da = P.from_host(dev, a, True)
     set_host_fallback("error")
     try:
-        with pytest.raises(HostFallbackError):
-            P.binary("atan2", a, a, np.dtype("float32"))
+        np.testing.assert_allclose(P.to_host(P.binary("atan2", da, da, f32)), np.arctan2(a, a),
+                                   rtol=1e-6)
+        np.testing.assert_allclose(P.to_host(P.unary("exp", da)), np.exp(a), rtol=1e-6)
+        cond = P.binary("less", da, 0.0, f32)
+        np.testing.assert_array_equal(P.to_host(P.where(cond, da, 1.5, f32)),
+                                      np.where(a < 0, a, np.float32(1.5)))
+        np.testing.assert_array_equal(P.to_host(P.clip(da, -1.0, 2.0)), np.clip(a, -1, 2))
+        np.testing.assert_array_equal(P.to_host(P.triangle(da, 0, True)), np.triu(a))
+        np.testing.assert_array_equal(P.to_host(P.eye(dev, 4, 6, 1, f32)), np.eye(4, 6, 1))
+        np.testing.assert_array_equal(P.to_host(P.arange(dev, 3, -2, 7, np.dtype("int16"))),
+                                      np.arange(3, 3 - 14, -2, dtype=np.int16))
+        np.testing.assert_array_equal(P.to_host(P.linspace(dev, 0.0, 1.0, 11, f32, True)),
+                                      np.linspace(0.0, 1.0, 11, dtype=f32))
     finally:
         set_host_fallback("warn")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "complex64", "complex128"])
+def test_offset_views_of_one_phase_stay_vectorised(P, dev, rng, dtype):
+    """x[k:] + y[k:] on long arrays: an output at the same phase, a scalar head, a vector body."""
+    dt = np.dtype(dtype)
+    n = 100_003
+    a, b = rand(rng, dtype, n), rand(rng, dtype, n)
+    da, db = P.from_host(dev, a, True), P.from_host(dev, b, True)
+    for k in (1, 2, 3):
+        va, vb = P.getitem(da, (slice(k, None),)), P.getitem(db, (slice(k, None),))
+        with np.errstate(over="ignore"):
+            np.testing.assert_array_equal(P.to_host(P.binary("add", va, vb, dt)), a[k:] + b[k:])
+            np.testing.assert_array_equal(P.to_host(P.binary("multiply", va, 3, dt)),
+                                          a[k:] * dt.type(3))
+    # different phases: the strided kernel
+    r = P.binary("subtract", P.getitem(da, (slice(1, -1),)), P.getitem(db, (slice(2, None),)), dt)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(P.to_host(r), a[1:-1] - b[2:])
+
+
+@pytest.mark.parametrize("dtype,to", [("float32", "float32"), ("float64", "float32"),
+                                      ("complex128", "complex128"), ("int8", "bool")])
+@pytest.mark.parametrize("shape", [(1000, 777), (33, 65), (2, 3000)])
+def test_transposed_copy_and_cast_use_tiles(P, dev, rng, dtype, to, shape):
+    a = rand(rng, dtype, shape)
+    t = P.permute_dims(P.from_host(dev, a, True), (1, 0))
+    np.testing.assert_array_equal(P.to_host(P.copy(t)), a.T)
+    np.testing.assert_array_equal(P.to_host(P.astype(t, np.dtype(to))), a.T.astype(to))
+    if dtype == "float32":
+        np.testing.assert_allclose(P.to_host(P.unary("sqrt", t)), np.sqrt(np.abs(a.T)) *
+                                   np.where(a.T < 0, np.nan, 1), rtol=1e-6)
+
+
+def test_inplace_with_overlapping_views_and_casts(P, dev, rng):
+    f64 = np.dtype("float64")
+    a = rand(rng, "float64", 1000)
+    da = P.from_host(dev, a, True)
+    P.binary("add", P.getitem(da, (slice(1, None),)), P.getitem(da, (slice(None, -1),)), f64,
+             out=P.getitem(da, (slice(1, None),)))
+    exp = a.copy()
+    exp[1:] = a[1:] + a[:-1]
+    np.testing.assert_array_equal(P.to_host(da), exp)
+    b = rand(rng, "float32", 1000)
+    P.binary("multiply", da, P.from_host(dev, b, True), f64, out=da)  # float64 *= float32
+    np.testing.assert_array_equal(P.to_host(da), exp * b.astype(np.float64))
+
+
+def test_many_dims_and_integer_edge_cases(P, dev, rng):
+    a = rand(rng, "int32", (2, 3, 2, 3, 2, 3))
+    da = P.from_host(dev, a, True)
+    v = P.permute_dims(da, (5, 3, 1, 0, 2, 4))
+    np.testing.assert_array_equal(P.to_host(P.binary("add", v, v, np.dtype("int32"))),
+                                  a.transpose(5, 3, 1, 0, 2, 4) * 2)
+    i8 = np.dtype("int8")
+    x = P.from_host(dev, np.array([-128, 7, -7, 5, 0], np.int8), True)
+    y = P.from_host(dev, np.array([-1, 0, 2, -3, 0], np.int8), True)
+    assert P.to_host(P.binary("floor_divide", x, y, i8)).tolist() == [-128, 0, -4, -2, 0]
+    assert P.to_host(P.binary("remainder", x, y, i8)).tolist() == [0, 0, 1, -1, 0]
+    e = P.from_host(dev, np.array([-1, -2, 3, 8, 9], np.int8), True)
+    assert P.to_host(P.binary("pow", x, e, i8)).tolist() == [0, 0, -87, -31, 0]
+    assert P.to_host(P.binary("bitwise_left_shift", x, e, i8)).tolist() == [0, 0, -56, 0, 0]
 
 
 # ---- creation, copies, casts, views, setitem -----------------------------------------------
