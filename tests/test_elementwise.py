@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import arrayx as xp
-from conftest import (ALL_DTYPES, BOOL_DTYPES, FLOAT_DTYPES, INT_DTYPES,
+from conftest import (ALL_DTYPES, BOOL_DTYPES, COMPLEX_DTYPES, FLOAT_DTYPES, INT_DTYPES,
                       NUMERIC_DTYPES, REAL_DTYPES, REAL_FLOAT_DTYPES, assert_allclose,
                       assert_array_equal, make_data, to_numpy)
 
@@ -355,6 +355,21 @@ def test_standard_special_cases(dtype):
     assert val(xp.remainder, -7.0, 3.0) == 2.0 and val(xp.remainder, 7.0, -3.0) == -2.0
     assert val(xp.logaddexp, -inf, -inf) == -inf
     assert val(xp.logaddexp, inf, 1.0) == inf
+
+
+@pytest.mark.parametrize("dtype", COMPLEX_DTYPES, ids=str)
+def test_complex_tanh_and_tan_at_infinity(dtype):
+    # The standard signs the zero by the imaginary part (tanh(+inf + iy) = 1 + 0j for y > 0),
+    # where C99 uses sin(2y); y = 3 has sin(6) < 0, so the two rules disagree there.
+    z = xp.asarray([complex(math.inf, 3.0), complex(math.inf, -3.0), complex(-math.inf, 3.0)], dtype=dtype)
+    got = to_numpy(xp.tanh(z))
+    np.testing.assert_array_equal(got.real, [1.0, 1.0, -1.0])
+    np.testing.assert_array_equal(np.copysign(1.0, got.imag), [1.0, -1.0, 1.0])
+    assert not got.imag.any()
+    # tan(z) = -i tanh(iz): tan(3 + i inf) = 0 + 1j with the zero signed like 3.
+    got = to_numpy(xp.tan(xp.asarray([complex(3.0, math.inf), complex(-3.0, math.inf)], dtype=dtype)))
+    np.testing.assert_array_equal(got.imag, [1.0, 1.0])
+    np.testing.assert_array_equal(np.copysign(1.0, got.real), [1.0, -1.0])
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)

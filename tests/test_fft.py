@@ -296,3 +296,20 @@ def test_fft_hypothesis(n, norm, dtype):
     assert_allclose(F.fft(xp.asarray(a), norm=norm), np.fft.fft(hi(a), norm=norm), dtype=dtype, **tol(dtype))
     out = to_numpy(F.ifft(F.fft(xp.asarray(a), norm=norm), norm=norm))
     np.testing.assert_allclose(out, a, **tol(dtype))
+
+
+@pytest.mark.parametrize("dtype", [xp.complex64, xp.complex128])
+@pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
+def test_length_one_transforms(rng, dtype, norm):
+    # Length-1 transforms are the identity (real part for irfft); cuFFT rejects them.
+    data = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(dtype)
+    x = xp.asarray(data)
+    for name in ("fft", "ifft", "irfft"):
+        got = getattr(xp.fft, name)(x, n=1, axis=0, norm=norm)
+        want = getattr(np.fft, name)(data, n=1, axis=0, norm=norm)
+        assert got.shape == want.shape == (1, 4)
+        assert_allclose(got, want.astype(got.dtype))
+    real = xp.asarray(data.real.copy())
+    got = xp.fft.rfft(real, n=1, axis=1, norm=norm)
+    assert got.dtype == dtype and got.shape == (3, 1)
+    assert_allclose(got, np.fft.rfft(data.real, n=1, axis=1, norm=norm).astype(dtype))

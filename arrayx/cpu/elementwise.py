@@ -16,6 +16,30 @@ _UFUNCS = {name: getattr(np, name) for name in (
     "multiply", "nextafter", "not_equal", "pow", "remainder", "subtract")}
 
 
+def _tanh(z):
+    out = np.tanh(z)
+    if z.dtype.kind == "c":
+        # NumPy (like C99) signs the zero imaginary part of tanh(+-inf + iy) by sin(2y); the
+        # standard by y: tanh(+inf + iy) is 1 + 0j for y > 0.
+        saturated = np.isinf(z.real) & np.isfinite(z.imag)
+        if saturated.any():
+            out.imag = np.where(saturated, np.copysign(0.0, z.imag), out.imag)
+    return out
+
+
+def _tan(z):
+    # tan(z) = -i tanh(iz), so the standard's tanh special cases carry over (parts are moved one
+    # by one: multiplying infinities by 1j would make NaNs).
+    if z.dtype.kind != "c":
+        return np.tan(z)
+    rotated = np.empty_like(z)
+    rotated.real, rotated.imag = -z.imag, z.real
+    t = _tanh(rotated)
+    out = np.empty_like(z)
+    out.real, out.imag = t.imag, -t.real
+    return out
+
+
 def _reciprocal(a):
     # The standard defines reciprocal as 1 / x; np.reciprocal differs for complex 0 and infinity.
     return np.divide(a.dtype.type(1), a) if a.dtype.kind == "c" else np.reciprocal(a)
@@ -71,6 +95,8 @@ _UFUNCS["imag"] = _imag
 _UFUNCS["floor_divide"] = _floor_divide
 _UFUNCS["expm1"] = _expm1
 _UFUNCS["reciprocal"] = _reciprocal
+_UFUNCS["tanh"] = _tanh
+_UFUNCS["tan"] = _tan
 
 
 @quiet

@@ -376,8 +376,8 @@ def _ctanh_R(x, y):
     if not (x - x == R(0)):
         if x != x:
             return x + y, (y if y == R(0) else x + y)
-        s = y if (y == R(INF) or y == -R(INF)) else M.sin(y) * M.cos(y)
-        return M.copysign(R(1), x), M.copysign(R(0), s)
+        # C99 takes the zero's sign from sin(2y); the standard from y itself (1 + 0j for y > 0).
+        return M.copysign(R(1), x), M.copysign(R(0), y)
     if not (y - y == R(0)):
         return (y - y if x != R(0) else x), y - y
     if M.fabs(x) >= R(22):

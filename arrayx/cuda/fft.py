@@ -67,12 +67,11 @@ def _input_rows(x: CudaArray, length: int, fresh: bool):
     return rows, length
 
 
-def _zero_imaginary(rows: CudaArray, column: int):
-    """Zero the imaginary part of one column of C-contiguous complex rows, through a real view."""
+def _component(rows: CudaArray, column: int, imaginary: bool) -> CudaArray:
+    """A real view of the real or imaginary parts of one column of C-contiguous complex rows."""
     real = _F32 if rows.dtype == _C64 else _F64
-    view = CudaArray(rows.buffer, rows.shape[:-1], real, tuple(2 * s for s in rows.strides[:-1]),
-                     2 * (rows.offset + column) + 1)
-    elementwise.fill(view, 0)
+    return CudaArray(rows.buffer, rows.shape[:-1], real, tuple(2 * s for s in rows.strides[:-1]),
+                     2 * (rows.offset + column) + int(imaginary))
 
 
 def fft(kind, a, n, axis, norm):
@@ -88,16 +87,22 @@ def fft(kind, a, n, axis, norm):
     rows, distance = _input_rows(_permuted(a, axes), in_length, fresh=kind == "irfft")
     out = new_array(dev.index, rows.shape[:-1] + (out_length,), out_dtype, dev.allocator)
     batch = out.size // out_length
-    if batch:
+    if batch and n == 1:
+        # cuFFT rejects length-1 transforms; each output is its row's first element (scale 1).
+        first = _component(rows, 0, False) if kind == "irfft" else _prefix(rows, 1)
+        elementwise.assign(out.view(first.shape, out.strides[:first.ndim], out.offset), first)
+    elif batch:
         if kind == "irfft":
-            _zero_imaginary(rows, 0)
+            elementwise.fill(_component(rows, 0, True), 0)
             if n % 2 == 0:
-                _zero_imaginary(rows, n // 2)
+                elementwise.fill(_component(rows, n // 2, True), 0)
+        # After the kernels above are submitted, and before the plan is made: cuFFT creates the
+        # plan in the current context, so this device's must be current.
+        stream = libraries.begin(dev)
         cufft = libraries.bindings("cufft")
         plan = libraries.for_device(dev).fft_plan(getattr(cufft.Type, fft_type).value, n, distance,
                                                   out_length, batch)
         work = libraries.device_workspace(dev, plan.work_bytes)
-        stream = libraries.begin(dev)
         cufft.set_stream(plan.handle, stream.ptr)
         if work is not None:
             cufft.set_work_area(plan.handle, work.ptr)

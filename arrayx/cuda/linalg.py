@@ -466,7 +466,7 @@ def qr(a, mode):
     complete = mode == "complete"
     q_cols, r_rows = (m, m) if complete else (k, k)
     if count == 0 or k == 0:
-        q = _identity(dev, batch, m, a.dtype) if complete else _empty(dev, batch + (m, 0), a.dtype)
+        q = _identity(dev, batch, m, a.dtype) if complete else _empty(dev, batch + (m, k), a.dtype)
         return q, _zeros(dev, batch + (r_rows, n), a.dtype)
     qa = _column_major_copy(a)          # A column-major (m x n, ld m); geqrf factorises it
     tau = _empty(dev, batch + (k,), a.dtype)
