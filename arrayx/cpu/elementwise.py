@@ -17,7 +17,7 @@ _UFUNCS = {name: getattr(np, name) for name in (
 
 
 def _tanh(z):
-    out = np.tanh(z)
+    out = np.asarray(np.tanh(z))
     if z.dtype.kind == "c":
         # NumPy (like C99) signs the zero imaginary part of tanh(+-inf + iy) by sin(2y); the
         # standard by y: tanh(+inf + iy) is 1 + 0j for y > 0.
