@@ -207,26 +207,22 @@ class Allocator:
             del self._large_sizes[i]
 
     def _alloc_new(self, size, nbytes):
-        if self.reserved + size > self.memory_limit:
-            # 1. release the buffers of finished GPU work: a block of this size may come back
+        # Over the limit: first release what finished GPU work held, then (second pass) wait for
+        # all queued work; after each, a cached block may fit, else cached blocks go back to the
+        # driver, oldest first.
+        for wait in (False, True):
+            if self.reserved + size <= self.memory_limit:
+                break
+            if wait:
+                self.n_oom_recoveries += 1
             if self._reclaim is not None:
-                self._reclaim(False)
+                self._reclaim(wait)
                 ptr, got = self._from_cache(size)
                 if ptr is not None:
                     return ptr, got
-            # 2. give cached blocks back to the driver, oldest first
             self._trim(max(0, self.memory_limit - size - (self.reserved - self.cached)))
-            if self.reserved + size > self.memory_limit:
-                # 3. wait for all queued work, which releases what it held, and look again
-                self.n_oom_recoveries += 1
-                if self._reclaim is not None:
-                    self._reclaim(True)
-                    ptr, got = self._from_cache(size)
-                    if ptr is not None:
-                        return ptr, got
-                self._trim(max(0, self.memory_limit - size - (self.reserved - self.cached)))
-                if self.reserved + size > self.memory_limit:
-                    self._raise_oom(nbytes, size, f"over the memory limit of {fmt_bytes(self.memory_limit)}")
+        if self.reserved + size > self.memory_limit:
+            self._raise_oom(nbytes, size, f"over the memory limit of {fmt_bytes(self.memory_limit)}")
         try:
             ptr = self._raw_alloc(size)
         except OutOfDeviceMemory:
