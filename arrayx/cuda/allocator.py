@@ -223,20 +223,23 @@ class Allocator:
             self._trim(max(0, self.memory_limit - size - (self.reserved - self.cached)))
         if self.reserved + size > self.memory_limit:
             self._raise_oom(nbytes, size, f"over the memory limit of {fmt_bytes(self.memory_limit)}")
-        try:
-            ptr = self._raw_alloc(size)
-        except OutOfDeviceMemory:
-            # The driver is out of memory (other processes, fragmentation): release what queued
-            # work holds, free the whole cache, and retry once.
-            self.n_oom_recoveries += 1
-            self._release_everything()
-            try:
-                ptr = self._raw_alloc(size)
-            except OutOfDeviceMemory:
-                self._raise_oom(nbytes, size, "the device is out of memory")
+        ptr = self._raw_alloc_or_recover(size, nbytes)
         self.n_driver_allocs += 1
         self.reserved += size
         return ptr, size
+
+    def _raw_alloc_or_recover(self, size, nbytes):
+        """The driver's allocation. When the driver is out of memory (other processes,
+        fragmentation): release what queued work holds, free the whole cache, and retry once."""
+        try:
+            return self._raw_alloc(size)
+        except OutOfDeviceMemory:
+            self.n_oom_recoveries += 1
+            self._release_everything()
+            try:
+                return self._raw_alloc(size)
+            except OutOfDeviceMemory:
+                self._raise_oom(nbytes, size, "the device is out of memory")
 
     def _release_everything(self):
         if self._reclaim is not None:
@@ -262,14 +265,7 @@ class Allocator:
                 self._release_everything()
                 if self.reserved + SLAB > self.memory_limit:
                     self._raise_oom(SMALL, SMALL, f"over the memory limit of {fmt_bytes(self.memory_limit)}")
-            try:
-                slab = self._raw_alloc(SLAB)
-            except OutOfDeviceMemory:
-                self._release_everything()
-                try:
-                    slab = self._raw_alloc(SLAB)
-                except OutOfDeviceMemory:
-                    self._raise_oom(SMALL, SMALL, "the device is out of memory")
+            slab = self._raw_alloc_or_recover(SLAB, SMALL)
             self.n_driver_allocs += 1
             self.reserved += SLAB
             self._small_slabs.append(slab)
