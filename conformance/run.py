@@ -128,6 +128,10 @@ def write_stripped(entries, tmpdir: Path, name: str) -> Path:
 # --------------------------------------------------------------------------
 
 def _git(path: Path, *args: str) -> str | None:
+    """git's answer about the repository rooted at `path`; None when `path` is not one (a copy
+    of the suite without its .git must not report the enclosing repository's commit)."""
+    if not (path / ".git").exists():
+        return None
     try:
         r = subprocess.run(
             ["git", "-C", str(path), *args],
