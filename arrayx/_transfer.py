@@ -12,7 +12,7 @@ def _to_device(x: Array, device, stream=None) -> Array:
     target = resolve_device(device)
     if target is x._device:
         return x
-    source_backend = x._device.backend
-    host = source_backend.to_host(x._data)
-    # A CPU view may be non-contiguous or read-only (a broadcast): from_host copies either way.
-    return Array._new(target.backend.from_host(target, host, True), target)
+    host = x._device.backend.to_host(x._data)
+    # Either the source is the CPU and the target a device (whose from_host copies anyway), or
+    # the source is a device whose to_host made a fresh host array: no second copy is needed.
+    return Array._new(target.backend.from_host(target, host, None), target)
