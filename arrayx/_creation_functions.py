@@ -63,7 +63,11 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         if dtype.kind in "iub" and isinstance(obj, (float, complex)):
             raise TypeError(f"asarray(): cannot make a {dtype} array from a Python {type(obj).__name__}")
         return Array._new(device.backend.full(device, (), obj, dtype), device)
-    host = _as_host_array(obj, dtype, copy)
+    if device.kind == "cpu":
+        # NumPy applies the copy semantics itself (copy=False raises if a cast is needed).
+        return Array._new(_as_host_array(obj, dtype, copy), device)
+    # A device copies host data anyway: no host copy first; its from_host refuses copy=False.
+    host = _as_host_array(obj, dtype, False if copy is False else None)
     return Array._new(device.backend.from_host(device, host, copy), device)
 
 
@@ -72,11 +76,16 @@ def _as_host_array(obj, dtype, copy):
     if copy is False and not is_buffer:
         raise ValueError("asarray(copy=False) cannot wrap a Python sequence without copying")
     try:
-        host = np.asarray(obj, dtype=dtype)
+        host = np.asarray(obj, dtype=dtype, copy=copy)
     except TypeError:
         host = np.asarray(_host_object(obj), dtype=dtype)
     except OverflowError as e:
         raise OverflowError(f"asarray(): {e}") from None
+    except ValueError:
+        if copy is False:
+            raise ValueError(f"asarray(copy=False): this {type(obj).__name__} cannot be used as "
+                             f"{dtype or 'an array'} without a copy") from None
+        raise
     if dtype is None:
         if host.dtype.kind == "i" and not is_buffer and host.dtype != dt.int64:
             host = host.astype(dt.int64)
@@ -84,8 +93,6 @@ def _as_host_array(obj, dtype, copy):
             raise OverflowError("asarray(): Python ints out of the int64 range need dtype=uint64")
         if host.dtype not in dt.CATEGORIES["any"]:
             raise TypeError(f"asarray(): {host.dtype} data is not supported by the array API")
-    if copy and host is obj:
-        host = host.copy()
     return host
 
 

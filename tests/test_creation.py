@@ -299,3 +299,18 @@ def test_creation_device_argument(dtype):
         assert fn(DEVICE).device == DEVICE
         assert fn(str(DEVICE)).device == DEVICE
         assert fn("cpu").device == xp.Device("cpu")
+
+
+def test_asarray_copy_semantics_with_numpy_input():
+    rng = np.random.default_rng(5)
+    host = rng.standard_normal(6)
+    copied = xp.asarray(host, copy=True)
+    host_before = host.copy()
+    host[0] = 1e9
+    np.testing.assert_array_equal(to_numpy(copied), host_before)
+    # A cast needs a copy: copy=False must refuse rather than copy silently.
+    with pytest.raises(ValueError):
+        xp.asarray(host, dtype=xp.float32, copy=False)
+    cast = xp.asarray(host, dtype=xp.float32)
+    assert cast.dtype == xp.float32
+    np.testing.assert_array_equal(to_numpy(cast), host.astype(np.float32))
