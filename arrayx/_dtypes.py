@@ -99,30 +99,6 @@ def promote(d1: np.dtype, d2: np.dtype) -> np.dtype:
         raise TypeError(f"{d1} and {d2} cannot be promoted together (the standard leaves the mix undefined)") from None
 
 
-def is_bool(d):
-    return d is bool
-
-
-def is_integral(d):
-    return d.kind in "iu"
-
-
-def is_real_floating(d):
-    return d.kind == "f"
-
-
-def is_complex(d):
-    return d.kind == "c"
-
-
-def is_floating(d):
-    return d.kind in "fc"
-
-
-def is_numeric(d):
-    return d.kind in "iufc"
-
-
 def real_dtype_of(d: np.dtype) -> np.dtype:
     """The real dtype of a complex dtype's components; other dtypes are returned unchanged."""
     if d is complex64:

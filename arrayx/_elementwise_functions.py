@@ -129,9 +129,7 @@ def _promotion_error(name: str, d1, d2, category: str):
 def binary_operands(name: str, category: str):
     """A resolver for the two operands of `name`, arrays or Python scalars: device agreement,
     dtype category, promotion and broadcast compatibility, checked once."""
-    table = _TABLES.get(category) or _TABLES.setdefault(category, {
-        k: v for k, v in dt.PROMOTION_TABLE.items()
-        if k[0] in dt.CATEGORIES[category] and k[1] in dt.CATEGORIES[category]})
+    table = _TABLES[category]
 
     def operands(x1, x2):
         """-> (native1 or scalar, native2 or scalar, computation dtype, device)."""

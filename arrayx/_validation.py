@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from . import _dtypes as dt
 from ._array_object import Array
 from ._devices import default_device, parse_device
@@ -107,18 +109,6 @@ _LIMITS = {}
 def int_limits(dtype):
     lim = _LIMITS.get(dtype)
     if lim is None:
-        import numpy as np
         info = np.iinfo(dtype)
         lim = _LIMITS[dtype] = (int(info.min), int(info.max))
     return lim
-
-
-def scalar_operand(value, dtype, fname: str):
-    """Validate a Python scalar mixed with an array of `dtype`; returns it unchanged."""
-    if not python_scalar_fits(value, dtype):
-        if isinstance(value, (bool, int, float, complex)):
-            raise TypeError(f"{fname}(): a Python {type(value).__name__} cannot be combined with "
-                            f"an array of dtype {dtype}")
-        raise TypeError(f"{fname}(): expected an arrayx array or a Python scalar, got {type(value).__name__}")
-    check_int_in_range(value, dtype, fname)
-    return value

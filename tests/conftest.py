@@ -222,3 +222,20 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+def random_array(rng, shape, dtype, int_range=(-5, 6)):
+    """Standard-normal data of `dtype` (complex: both parts); integers drawn from `int_range`
+    (from 0 for unsigned types). For linear algebra and FFT tests, whose inputs need no specials."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    if dtype.kind in "iu":
+        low = 0 if dtype.kind == "u" else int_range[0]
+        return rng.integers(low, int_range[1], size=shape).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def upcast(a):
+    """The float64 / complex128 version of a NumPy array (the reference precision)."""
+    return a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)

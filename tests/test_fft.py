@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import arrayx as xp
-from conftest import DEVICE, assert_allclose, assert_array_equal, to_numpy
+from conftest import DEVICE, assert_allclose, assert_array_equal, random_array, to_numpy, upcast
 
 F = xp.fft
 NORMS = ["backward", "ortho", "forward"]
@@ -18,17 +18,6 @@ NORMS = ["backward", "ortho", "forward"]
 def tol(dtype):
     single = np.dtype(dtype) in (np.float32, np.complex64)
     return dict(rtol=1e-4, atol=1e-4) if single else dict(rtol=1e-10, atol=1e-10)
-
-
-def rand(rng, shape, dtype):
-    dtype = np.dtype(dtype)
-    if dtype.kind == "c":
-        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
-    return rng.standard_normal(shape).astype(dtype)
-
-
-def hi(a):
-    return a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
 
 
 def complex_of(dtype):
@@ -55,23 +44,23 @@ def test_all_functions_present():
 @pytest.mark.parametrize("axis", [-1, 0, 1])
 @pytest.mark.parametrize("norm", NORMS)
 def test_fft_ifft(rng, name, dtype, n, axis, norm):
-    a = rand(rng, (6, 8, 3), dtype)
+    a = random_array(rng, (6, 8, 3), dtype)
     r = getattr(F, name)(xp.asarray(a), n=n, axis=axis, norm=norm)
-    expected = getattr(np.fft, name)(hi(a), n=n, axis=axis, norm=norm)
+    expected = getattr(np.fft, name)(upcast(a), n=n, axis=axis, norm=norm)
     assert_allclose(r, expected, dtype=dtype, **tol(dtype))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_fft_real_input_is_treated_as_complex(rng, dtype):
-    a = rand(rng, (4, 6), dtype)
+    a = random_array(rng, (4, 6), dtype)
     r = F.fft(xp.asarray(a))
-    assert_allclose(r, np.fft.fft(hi(a)), dtype=complex_of(dtype), **tol(dtype))
+    assert_allclose(r, np.fft.fft(upcast(a)), dtype=complex_of(dtype), **tol(dtype))
     r = F.ifft(xp.asarray(a), axis=0)
-    assert_allclose(r, np.fft.ifft(hi(a), axis=0), dtype=complex_of(dtype), **tol(dtype))
+    assert_allclose(r, np.fft.ifft(upcast(a), axis=0), dtype=complex_of(dtype), **tol(dtype))
 
 
 def test_fft_roundtrip_and_strided(rng):
-    a = rand(rng, (8, 10), "complex128")
+    a = random_array(rng, (8, 10), "complex128")
     x = xp.asarray(a)
     assert_allclose(F.ifft(F.fft(x)), a, rtol=1e-12, atol=1e-12)
     assert_allclose(F.fft(x[::2, 1::3]), np.fft.fft(a[::2, 1::3]), rtol=1e-12, atol=1e-12)
@@ -86,9 +75,9 @@ def test_fft_roundtrip_and_strided(rng):
 @pytest.mark.parametrize("axis", [-1, 0])
 @pytest.mark.parametrize("norm", NORMS)
 def test_rfft(rng, dtype, n, axis, norm):
-    a = rand(rng, (6, 9), dtype)
+    a = random_array(rng, (6, 9), dtype)
     r = F.rfft(xp.asarray(a), n=n, axis=axis, norm=norm)
-    assert_allclose(r, np.fft.rfft(hi(a), n=n, axis=axis, norm=norm), dtype=complex_of(dtype), **tol(dtype))
+    assert_allclose(r, np.fft.rfft(upcast(a), n=n, axis=axis, norm=norm), dtype=complex_of(dtype), **tol(dtype))
 
 
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
@@ -96,15 +85,15 @@ def test_rfft(rng, dtype, n, axis, norm):
 @pytest.mark.parametrize("axis", [-1, 0])
 @pytest.mark.parametrize("norm", NORMS)
 def test_irfft(rng, dtype, n, axis, norm):
-    a = rand(rng, (6, 5), dtype)
+    a = random_array(rng, (6, 5), dtype)
     r = F.irfft(xp.asarray(a), n=n, axis=axis, norm=norm)
-    assert_allclose(r, np.fft.irfft(hi(a), n=n, axis=axis, norm=norm), dtype=real_of(dtype), **tol(dtype))
+    assert_allclose(r, np.fft.irfft(upcast(a), n=n, axis=axis, norm=norm), dtype=real_of(dtype), **tol(dtype))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("n", [6, 7])
 def test_rfft_irfft_roundtrip(rng, dtype, n):
-    a = rand(rng, (3, n), dtype)
+    a = random_array(rng, (3, n), dtype)
     r = F.irfft(F.rfft(xp.asarray(a)), n=n)
     assert_allclose(r, a, dtype=dtype, **tol(dtype))
 
@@ -113,22 +102,22 @@ def test_rfft_irfft_roundtrip(rng, dtype, n):
 @pytest.mark.parametrize("n", [None, 2, 7, 10])
 @pytest.mark.parametrize("norm", NORMS)
 def test_hfft(rng, dtype, n, norm):
-    a = rand(rng, (3, 5), dtype)
+    a = random_array(rng, (3, 5), dtype)
     r = F.hfft(xp.asarray(a), n=n, norm=norm)
-    assert_allclose(r, np.fft.hfft(hi(a), n=n, norm=norm), dtype=real_of(dtype), **tol(dtype))
+    assert_allclose(r, np.fft.hfft(upcast(a), n=n, norm=norm), dtype=real_of(dtype), **tol(dtype))
     r = F.hfft(xp.asarray(a), n=n, axis=0, norm=norm)
-    assert_allclose(r, np.fft.hfft(hi(a), n=n, axis=0, norm=norm), dtype=real_of(dtype), **tol(dtype))
+    assert_allclose(r, np.fft.hfft(upcast(a), n=n, axis=0, norm=norm), dtype=real_of(dtype), **tol(dtype))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("n", [None, 1, 7, 10])
 @pytest.mark.parametrize("norm", NORMS)
 def test_ihfft(rng, dtype, n, norm):
-    a = rand(rng, (3, 8), dtype)
+    a = random_array(rng, (3, 8), dtype)
     r = F.ihfft(xp.asarray(a), n=n, norm=norm)
-    assert_allclose(r, np.fft.ihfft(hi(a), n=n, norm=norm), dtype=complex_of(dtype), **tol(dtype))
+    assert_allclose(r, np.fft.ihfft(upcast(a), n=n, norm=norm), dtype=complex_of(dtype), **tol(dtype))
     r = F.ihfft(xp.asarray(a), n=n, axis=0, norm=norm)
-    assert_allclose(r, np.fft.ihfft(hi(a), n=n, axis=0, norm=norm), dtype=complex_of(dtype), **tol(dtype))
+    assert_allclose(r, np.fft.ihfft(upcast(a), n=n, axis=0, norm=norm), dtype=complex_of(dtype), **tol(dtype))
 
 
 # --- n-D transforms -------------------------------------------------------------------------
@@ -142,10 +131,10 @@ ND_CASES = [(None, None), (None, (0,)), (None, (2, 0)), ((5, 3), (0, 2)), ((2, -
 @pytest.mark.parametrize("s,axes", ND_CASES)
 @pytest.mark.parametrize("norm", NORMS)
 def test_fftn_ifftn(rng, name, dtype, s, axes, norm):
-    a = rand(rng, (4, 6, 5), dtype)
+    a = random_array(rng, (4, 6, 5), dtype)
     r = getattr(F, name)(xp.asarray(a), s=s, axes=axes, norm=norm)
     s_np = None if s is None else [a.shape[ax] if n == -1 else n for n, ax in zip(s, axes)]
-    expected = getattr(np.fft, name)(hi(a), s=s_np, axes=axes, norm=norm)
+    expected = getattr(np.fft, name)(upcast(a), s=s_np, axes=axes, norm=norm)
     assert_allclose(r, expected, dtype=dtype, **tol(dtype))
 
 
@@ -153,10 +142,10 @@ def test_fftn_ifftn(rng, name, dtype, s, axes, norm):
 @pytest.mark.parametrize("s,axes", ND_CASES)
 @pytest.mark.parametrize("norm", NORMS)
 def test_rfftn(rng, dtype, s, axes, norm):
-    a = rand(rng, (4, 6, 5), dtype)
+    a = random_array(rng, (4, 6, 5), dtype)
     r = F.rfftn(xp.asarray(a), s=s, axes=axes, norm=norm)
     s_np = None if s is None else [a.shape[ax] if n == -1 else n for n, ax in zip(s, axes)]
-    expected = np.fft.rfftn(hi(a), s=s_np, axes=axes, norm=norm)
+    expected = np.fft.rfftn(upcast(a), s=s_np, axes=axes, norm=norm)
     assert_allclose(r, expected, dtype=complex_of(dtype), **tol(dtype))
 
 
@@ -164,7 +153,7 @@ def test_rfftn(rng, dtype, s, axes, norm):
 @pytest.mark.parametrize("s,axes", ND_CASES)
 @pytest.mark.parametrize("norm", NORMS)
 def test_irfftn(rng, dtype, s, axes, norm):
-    a = rand(rng, (4, 6, 5), dtype)
+    a = random_array(rng, (4, 6, 5), dtype)
     r = F.irfftn(xp.asarray(a), s=s, axes=axes, norm=norm)
     if s is None:
         s_np = None
@@ -172,12 +161,12 @@ def test_irfftn(rng, dtype, s, axes, norm):
         s_np = [a.shape[ax] if n == -1 else n for n, ax in zip(s, axes)]
         if s[-1] == -1:
             s_np[-1] = 2 * (a.shape[axes[-1]] - 1)
-    expected = np.fft.irfftn(hi(a), s=s_np, axes=axes, norm=norm)
+    expected = np.fft.irfftn(upcast(a), s=s_np, axes=axes, norm=norm)
     assert_allclose(r, expected, dtype=real_of(dtype), **tol(dtype))
 
 
 def test_nd_roundtrip_and_strided(rng):
-    a = rand(rng, (6, 8, 4), "float64")
+    a = random_array(rng, (6, 8, 4), "float64")
     x = xp.asarray(a)
     assert_allclose(F.irfftn(F.rfftn(x), s=a.shape, axes=(0, 1, 2)), a, rtol=1e-12, atol=1e-12)
     c = xp.asarray(a.astype(np.complex128))
@@ -292,8 +281,8 @@ def test_fftshift_0d():
 @given(st.integers(1, 40), st.sampled_from(NORMS), st.sampled_from(["complex64", "complex128"]))
 def test_fft_hypothesis(n, norm, dtype):
     rng = np.random.default_rng(n)
-    a = rand(rng, (n,), dtype)
-    assert_allclose(F.fft(xp.asarray(a), norm=norm), np.fft.fft(hi(a), norm=norm), dtype=dtype, **tol(dtype))
+    a = random_array(rng, (n,), dtype)
+    assert_allclose(F.fft(xp.asarray(a), norm=norm), np.fft.fft(upcast(a), norm=norm), dtype=dtype, **tol(dtype))
     out = to_numpy(F.ifft(F.fft(xp.asarray(a), norm=norm), norm=norm))
     np.testing.assert_allclose(out, a, **tol(dtype))
 

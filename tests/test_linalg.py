@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import arrayx as xp
-from conftest import DEVICE, assert_allclose, assert_array_equal, to_numpy
+from conftest import DEVICE, assert_allclose, assert_array_equal, random_array, to_numpy, upcast
 
 LA = xp.linalg
 FLOATS = ["float32", "float64", "complex64", "complex128"]
@@ -24,32 +24,18 @@ def tol(dtype):
     return dict(rtol=2e-4, atol=2e-4) if single else dict(rtol=1e-9, atol=1e-9)
 
 
-def rand(rng, shape, dtype):
-    dtype = np.dtype(dtype)
-    if dtype.kind == "c":
-        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
-    if dtype.kind in "iu":
-        return rng.integers(0 if dtype.kind == "u" else -5, 6, size=shape).astype(dtype)
-    return rng.standard_normal(shape).astype(dtype)
-
-
 def well_conditioned(rng, shape, dtype):
     """Random square matrices with a dominant diagonal (invertible, condition number ~ 1)."""
-    a = rand(rng, shape, dtype)
+    a = random_array(rng, shape, dtype)
     n = shape[-1]
     return (a + 3 * n * np.eye(n)).astype(dtype)
 
 
 def spd(rng, shape, dtype):
     """Hermitian positive definite matrices."""
-    a = rand(rng, shape, dtype)
+    a = random_array(rng, shape, dtype)
     n = shape[-1]
     return (a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n)).astype(dtype)
-
-
-def hi(a):
-    """The float64 / complex128 version of a NumPy array (the reference precision)."""
-    return a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
 
 
 def real_of(dtype):
@@ -88,19 +74,19 @@ def test_linalg_error_is_value_error():
                                    ((3, 0), (0, 2)), ((2, 0, 3, 4), (4, 1))])
 @pytest.mark.parametrize("dtype", ["int32", "float32", "float64", "complex64"])
 def test_matmul(rng, s1, s2, dtype):
-    a, b = rand(rng, s1, dtype), rand(rng, s2, dtype)
+    a, b = random_array(rng, s1, dtype), random_array(rng, s2, dtype)
     r = xp.matmul(xp.asarray(a), xp.asarray(b))
     expected = np.matmul(a, b)
     if dtype.startswith("int"):
         assert_array_equal(r, expected)
     else:
-        assert_allclose(r, np.matmul(hi(a), hi(b)), dtype=dtype, **tol(dtype))
+        assert_allclose(r, np.matmul(upcast(a), upcast(b)), dtype=dtype, **tol(dtype))
     assert_allclose(xp.asarray(a) @ xp.asarray(b), expected, dtype=dtype, **tol(dtype))
 
 
 def test_matmul_strided_and_transposed(rng):
-    a = rand(rng, (6, 4, 5), "float64")
-    b = rand(rng, (5, 8), "float64")
+    a = random_array(rng, (6, 4, 5), "float64")
+    b = random_array(rng, (5, 8), "float64")
     x, y = xp.asarray(a), xp.asarray(b)
     assert_allclose(xp.matmul(x[::2], y[:, ::2]), a[::2] @ b[:, ::2], rtol=1e-12)
     assert_allclose(xp.matmul(x.mT, x), np.swapaxes(a, -1, -2) @ a, rtol=1e-12)
@@ -122,7 +108,7 @@ def test_matmul_promotes_and_rejects(rng):
 
 
 def test_matrix_transpose(rng):
-    a = rand(rng, (2, 3, 4), "int64")
+    a = random_array(rng, (2, 3, 4), "int64")
     assert_array_equal(xp.matrix_transpose(xp.asarray(a)), np.swapaxes(a, -1, -2))
     assert_array_equal(LA.matrix_transpose(xp.asarray(a)), np.swapaxes(a, -1, -2))
     with pytest.raises(ValueError):
@@ -139,7 +125,7 @@ def test_matrix_transpose(rng):
                                         ((3, 4, 5), (5, 3, 2), [[0, 2], [1, 0]]), ((3, 4), (2, 3), (0, 1))])
 @pytest.mark.parametrize("dtype", ["int64", "float64", "complex128"])
 def test_tensordot(rng, s1, s2, axes, dtype):
-    a, b = rand(rng, s1, dtype), rand(rng, s2, dtype)
+    a, b = random_array(rng, s1, dtype), random_array(rng, s2, dtype)
     r = xp.tensordot(xp.asarray(a), xp.asarray(b), axes=axes)
     expected = np.tensordot(a, b, axes=axes)
     if dtype == "int64":
@@ -149,7 +135,7 @@ def test_tensordot(rng, s1, s2, axes, dtype):
 
 
 def test_tensordot_default_axes_and_promotion(rng):
-    a, b = rand(rng, (2, 3, 4), "int8"), rand(rng, (3, 4, 5), "uint8")
+    a, b = random_array(rng, (2, 3, 4), "int8"), random_array(rng, (3, 4, 5), "uint8")
     r = xp.tensordot(xp.asarray(a), xp.asarray(b))
     assert r.dtype == xp.int16
     assert_array_equal(r, np.tensordot(a.astype(np.int16), b.astype(np.int16)))
@@ -157,10 +143,10 @@ def test_tensordot_default_axes_and_promotion(rng):
 
 
 def test_tensordot_strided(rng):
-    a, b = rand(rng, (6, 4, 5), "float32"), rand(rng, (5, 4), "float32")
+    a, b = random_array(rng, (6, 4, 5), "float32"), random_array(rng, (5, 4), "float32")
     x, y = xp.asarray(a), xp.asarray(b)
     assert_allclose(xp.tensordot(x[::2], y.mT, axes=([1, 2], [0, 1])),
-                    np.tensordot(hi(a[::2]), hi(b.T), axes=([1, 2], [0, 1])), dtype="float32", rtol=1e-4,
+                    np.tensordot(upcast(a[::2]), upcast(b.T), axes=([1, 2], [0, 1])), dtype="float32", rtol=1e-4,
                     atol=1e-4)
 
 
@@ -194,11 +180,11 @@ def test_tensordot_errors():
                                         ((3, 0), (1, 0), -1), ((4, 3), (4, 3), 0)])
 @pytest.mark.parametrize("dtype", ["int16", "float32", "float64", "complex128"])
 def test_vecdot(rng, s1, s2, axis, dtype):
-    a, b = rand(rng, s1, dtype), rand(rng, s2, dtype)
+    a, b = random_array(rng, s1, dtype), random_array(rng, s2, dtype)
     r = xp.vecdot(xp.asarray(a), xp.asarray(b), axis=axis)
     ax = axis if axis < 0 else axis - len(s1)
     a_b, b_b = np.broadcast_arrays(a, b)
-    expected = np.sum(np.conj(hi(a_b)) * hi(b_b), axis=ax)
+    expected = np.sum(np.conj(upcast(a_b)) * upcast(b_b), axis=ax)
     if dtype.startswith("int"):
         assert_array_equal(r, expected.astype(dtype))
     else:
@@ -226,7 +212,7 @@ def test_vecdot_errors():
 @given(st.integers(0, 3), st.integers(0, 4), st.sampled_from(["int8", "uint8", "int64", "float64"]))
 def test_vecdot_matches_numpy_hypothesis(batch, n, dtype):
     rng = np.random.default_rng(batch * 10 + n)
-    a, b = rand(rng, (batch, n), dtype), rand(rng, (n,), dtype)
+    a, b = random_array(rng, (batch, n), dtype), random_array(rng, (n,), dtype)
     r = xp.vecdot(xp.asarray(a), xp.asarray(b))
     expected = np.sum(a * b, axis=-1, dtype=dtype)
     if dtype == "float64":
@@ -248,7 +234,7 @@ def test_cholesky(rng, dtype, batch, upper):
     r = LA.cholesky(xp.asarray(a), upper=upper)
     assert r.dtype == np.dtype(dtype) and r.shape == a.shape
     c = to_numpy(r)
-    expected = np.linalg.cholesky(hi(a), upper=upper)
+    expected = np.linalg.cholesky(upcast(a), upper=upper)
     np.testing.assert_allclose(c, expected, **tol(dtype))
     assert np.array_equal(c, np.triu(c) if upper else np.tril(c))
 
@@ -268,12 +254,12 @@ def test_cholesky_errors():
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("batch", BATCHES)
 def test_det_slogdet(rng, dtype, batch):
-    a = rand(rng, batch + (4, 4), dtype)
+    a = random_array(rng, batch + (4, 4), dtype)
     d = LA.det(xp.asarray(a))
-    assert_allclose(d, np.linalg.det(hi(a)), dtype=dtype, **tol(dtype))
+    assert_allclose(d, np.linalg.det(upcast(a)), dtype=dtype, **tol(dtype))
     res = LA.slogdet(xp.asarray(a))
     assert res._fields == ("sign", "logabsdet")
-    sign, logabs = np.linalg.slogdet(hi(a))
+    sign, logabs = np.linalg.slogdet(upcast(a))
     assert_allclose(res.sign, sign, dtype=dtype, **tol(dtype))
     assert_allclose(res.logabsdet, logabs, dtype=real_of(dtype), **tol(dtype))
 
@@ -292,7 +278,7 @@ def test_det_slogdet_special():
 
 
 def test_det_strided(rng):
-    a = rand(rng, (6, 4, 4), "float64")
+    a = random_array(rng, (6, 4, 4), "float64")
     x = xp.asarray(a)
     assert_allclose(LA.det(x[::2].mT), np.linalg.det(a[::2]), rtol=1e-10)
 
@@ -300,37 +286,37 @@ def test_det_strided(rng):
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("batch", BATCHES)
 def test_eigh_eigvalsh(rng, dtype, batch):
-    a = rand(rng, batch + (5, 5), dtype)
+    a = random_array(rng, batch + (5, 5), dtype)
     a = (a + np.conj(np.swapaxes(a, -1, -2))) / 2
     res = LA.eigh(xp.asarray(a))
     assert res._fields == ("eigenvalues", "eigenvectors")
     w, v = to_numpy(res.eigenvalues), to_numpy(res.eigenvectors)
     assert w.dtype == real_of(dtype) and w.shape == batch + (5,)
     assert v.dtype == np.dtype(dtype) and v.shape == a.shape
-    np.testing.assert_allclose(np.sort(w, axis=-1), np.linalg.eigvalsh(hi(a)), **tol(dtype))
-    np.testing.assert_allclose(hi(a) @ hi(v), hi(v) * hi(w)[..., None, :], **tol(dtype))
+    np.testing.assert_allclose(np.sort(w, axis=-1), np.linalg.eigvalsh(upcast(a)), **tol(dtype))
+    np.testing.assert_allclose(upcast(a) @ upcast(v), upcast(v) * upcast(w)[..., None, :], **tol(dtype))
     wv = LA.eigvalsh(xp.asarray(a))
-    assert_allclose(wv, np.linalg.eigvalsh(hi(a)), dtype=real_of(dtype), **tol(dtype))
+    assert_allclose(wv, np.linalg.eigvalsh(upcast(a)), dtype=real_of(dtype), **tol(dtype))
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("batch", BATCHES)
 def test_eig_eigvals(rng, dtype, batch):
-    a = rand(rng, batch + (5, 5), dtype)
+    a = random_array(rng, batch + (5, 5), dtype)
     res = LA.eig(xp.asarray(a))
     assert res._fields == ("eigenvalues", "eigenvectors")
     cdt = complex_of(dtype)
     w, v = to_numpy(res.eigenvalues), to_numpy(res.eigenvectors)
     assert w.dtype == cdt and v.dtype == cdt
     assert w.shape == batch + (5,) and v.shape == a.shape
-    np.testing.assert_allclose(hi(a) @ v.astype(np.complex128), v.astype(np.complex128) * w[..., None, :],
+    np.testing.assert_allclose(upcast(a) @ v.astype(np.complex128), v.astype(np.complex128) * w[..., None, :],
                                **tol(dtype))
     ev = to_numpy(LA.eigvals(xp.asarray(a)))
     assert ev.dtype == cdt
 
     def key(z):
         return np.sort_complex(np.round(z.astype(np.complex128), 3))
-    np.testing.assert_allclose(key(ev), key(np.linalg.eigvals(hi(a))), atol=5e-3)
+    np.testing.assert_allclose(key(ev), key(np.linalg.eigvals(upcast(a))), atol=5e-3)
 
 
 def test_eig_real_eigenvalues_still_complex():
@@ -344,7 +330,7 @@ def test_eig_real_eigenvalues_still_complex():
 def test_inv(rng, dtype, batch):
     a = well_conditioned(rng, batch + (4, 4), dtype)
     r = LA.inv(xp.asarray(a))
-    assert_allclose(r, np.linalg.inv(hi(a)), dtype=dtype, **tol(dtype))
+    assert_allclose(r, np.linalg.inv(upcast(a)), dtype=dtype, **tol(dtype))
 
 
 def test_inv_strided_singular_and_empty(rng):
@@ -366,7 +352,7 @@ def test_inv_strided_singular_and_empty(rng):
 @pytest.mark.parametrize("shape", [(4, 4), (6, 3), (3, 6), (2, 5, 3), (2, 0, 3), (3, 0)])
 @pytest.mark.parametrize("mode", ["reduced", "complete"])
 def test_qr(rng, dtype, shape, mode):
-    a = rand(rng, shape, dtype)
+    a = random_array(rng, shape, dtype)
     res = LA.qr(xp.asarray(a), mode=mode)
     assert res._fields == ("Q", "R")
     *batch, m, n = shape
@@ -376,9 +362,9 @@ def test_qr(rng, dtype, shape, mode):
     assert q.shape == tuple(batch) + ((m, m) if mode == "complete" else (m, k))
     assert r.shape == tuple(batch) + ((m, n) if mode == "complete" else (k, n))
     assert np.array_equal(r, np.triu(r))
-    np.testing.assert_allclose(hi(q) @ hi(r), hi(a), **tol(dtype))
-    qh = np.conj(np.swapaxes(hi(q), -1, -2))
-    np.testing.assert_allclose(qh @ hi(q), np.broadcast_to(np.eye(q.shape[-1]), qh.shape[:-1] + (q.shape[-1],)),
+    np.testing.assert_allclose(upcast(q) @ upcast(r), upcast(a), **tol(dtype))
+    qh = np.conj(np.swapaxes(upcast(q), -1, -2))
+    np.testing.assert_allclose(qh @ upcast(q), np.broadcast_to(np.eye(q.shape[-1]), qh.shape[:-1] + (q.shape[-1],)),
                                **tol(dtype))
 
 
@@ -395,7 +381,7 @@ def test_qr_errors():
 @pytest.mark.parametrize("shape", [(4, 4), (6, 3), (3, 6), (2, 5, 3), (2, 0, 3), (0, 0)])
 @pytest.mark.parametrize("full", [True, False])
 def test_svd_svdvals(rng, dtype, shape, full):
-    a = rand(rng, shape, dtype)
+    a = random_array(rng, shape, dtype)
     res = LA.svd(xp.asarray(a), full_matrices=full)
     assert res._fields == ("U", "S", "Vh")
     *batch, m, n = shape
@@ -407,15 +393,15 @@ def test_svd_svdvals(rng, dtype, shape, full):
     assert vh.shape == batch + ((n, n) if full else (k, n))
     assert s.shape == batch + (k,)
     assert np.all(s[..., :-1] >= s[..., 1:])
-    np.testing.assert_allclose(s, np.linalg.svd(hi(a), compute_uv=False), **tol(dtype))
-    recon = (hi(u[..., :, :k]) * hi(s)[..., None, :]) @ hi(vh[..., :k, :])
-    np.testing.assert_allclose(recon, hi(a), **tol(dtype))
+    np.testing.assert_allclose(s, np.linalg.svd(upcast(a), compute_uv=False), **tol(dtype))
+    recon = (upcast(u[..., :, :k]) * upcast(s)[..., None, :]) @ upcast(vh[..., :k, :])
+    np.testing.assert_allclose(recon, upcast(a), **tol(dtype))
     sv = LA.svdvals(xp.asarray(a))
-    assert_allclose(sv, np.linalg.svd(hi(a), compute_uv=False), dtype=real_of(dtype), **tol(dtype))
+    assert_allclose(sv, np.linalg.svd(upcast(a), compute_uv=False), dtype=real_of(dtype), **tol(dtype))
 
 
 def test_svd_strided(rng):
-    a = rand(rng, (4, 6, 5), "float64")
+    a = random_array(rng, (4, 6, 5), "float64")
     x = xp.asarray(a)
     assert_allclose(LA.svdvals(x[::2, ::2].mT), np.linalg.svd(np.swapaxes(a[::2, ::2], -1, -2),
                                                               compute_uv=False), rtol=1e-10)
@@ -424,10 +410,10 @@ def test_svd_strided(rng):
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("shape", [(4, 4), (6, 3), (2, 3, 5), (0, 3), (2, 4, 0)])
 def test_pinv(rng, dtype, shape):
-    a = rand(rng, shape, dtype)
+    a = random_array(rng, shape, dtype)
     r = LA.pinv(xp.asarray(a))
     assert r.shape == shape[:-2] + (shape[-1], shape[-2])
-    assert_allclose(r, np.linalg.pinv(hi(a)), dtype=dtype, **tol(dtype))
+    assert_allclose(r, np.linalg.pinv(upcast(a)), dtype=dtype, **tol(dtype))
 
 
 def test_pinv_rtol(rng):
@@ -454,26 +440,26 @@ def test_pinv_rtol(rng):
 @pytest.mark.parametrize("batch", [(), (3,)])
 def test_solve(rng, dtype, batch):
     a = well_conditioned(rng, batch + (4, 4), dtype)
-    b = rand(rng, batch + (4, 2), dtype)
+    b = random_array(rng, batch + (4, 2), dtype)
     r = LA.solve(xp.asarray(a), xp.asarray(b))
-    assert_allclose(r, np.linalg.solve(hi(a), hi(b)), dtype=dtype, **tol(dtype))
-    v = rand(rng, (4,), dtype)
+    assert_allclose(r, np.linalg.solve(upcast(a), upcast(b)), dtype=dtype, **tol(dtype))
+    v = random_array(rng, (4,), dtype)
     r = LA.solve(xp.asarray(a), xp.asarray(v))
     assert r.shape == batch + (4,)
-    expected = np.linalg.solve(hi(a), np.broadcast_to(hi(v)[:, None], batch + (4, 1)))[..., 0]
+    expected = np.linalg.solve(upcast(a), np.broadcast_to(upcast(v)[:, None], batch + (4, 1)))[..., 0]
     assert_allclose(r, expected, dtype=dtype, **tol(dtype))
 
 
 def test_solve_broadcast_promotion_and_errors(rng):
     a = well_conditioned(rng, (2, 1, 3, 3), "float32")
-    b = rand(rng, (4, 3, 5), "float64")
+    b = random_array(rng, (4, 3, 5), "float64")
     r = LA.solve(xp.asarray(a), xp.asarray(b))
     assert r.dtype == xp.float64 and r.shape == (2, 4, 3, 5)
-    expected = np.linalg.solve(np.broadcast_to(hi(a), (2, 4, 3, 3)), np.broadcast_to(b, (2, 4, 3, 5)))
+    expected = np.linalg.solve(np.broadcast_to(upcast(a), (2, 4, 3, 3)), np.broadcast_to(b, (2, 4, 3, 5)))
     assert_allclose(r, expected, rtol=1e-9)
     x = xp.asarray(a)
     assert_allclose(LA.solve(x.mT, xp.asarray(b)[::2]),
-                    np.linalg.solve(np.broadcast_to(np.swapaxes(hi(a), -1, -2), (2, 2, 3, 3)),
+                    np.linalg.solve(np.broadcast_to(np.swapaxes(upcast(a), -1, -2), (2, 2, 3, 3)),
                                     np.broadcast_to(b[::2], (2, 2, 3, 5))), rtol=1e-5)
     with pytest.raises(LA.LinAlgError):
         LA.solve(xp.zeros((3, 3)), xp.ones((3,)))
@@ -493,7 +479,7 @@ def test_solve_broadcast_promotion_and_errors(rng):
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int64", "float32", "float64", "complex64"])
 @pytest.mark.parametrize("offset", [0, 1, -2, 7])
 def test_trace(rng, dtype, offset):
-    a = rand(rng, (2, 4, 5), dtype)
+    a = random_array(rng, (2, 4, 5), dtype)
     r = LA.trace(xp.asarray(a), offset=offset)
     expected_dtype = {"int8": np.int64, "uint8": np.uint64}.get(dtype, np.dtype(dtype))
     expected = np.trace(a, offset=offset, axis1=-2, axis2=-1, dtype=expected_dtype)
@@ -515,7 +501,7 @@ def test_trace_dtype_argument():
 
 @pytest.mark.parametrize("dtype", ["int32", "float64", "complex128"])
 def test_diagonal(rng, dtype):
-    a = rand(rng, (2, 3, 5), dtype)
+    a = random_array(rng, (2, 3, 5), dtype)
     for offset in (-3, -1, 0, 2, 4, 9):
         assert_array_equal(LA.diagonal(xp.asarray(a), offset=offset),
                            np.diagonal(a, offset=offset, axis1=-2, axis2=-1))
@@ -525,7 +511,7 @@ def test_diagonal(rng, dtype):
 
 @pytest.mark.parametrize("dtype", ["int16", "float32", "complex128"])
 def test_outer(rng, dtype):
-    a, b = rand(rng, (4,), dtype), rand(rng, (3,), dtype)
+    a, b = random_array(rng, (4,), dtype), random_array(rng, (3,), dtype)
     r = LA.outer(xp.asarray(a), xp.asarray(b))
     assert_array_equal(r, np.outer(a, b))
     assert LA.outer(xp.ones((0,)), xp.ones((3,))).shape == (0, 3)
@@ -537,7 +523,7 @@ def test_outer(rng, dtype):
 @pytest.mark.parametrize("s1,s2,axis", [((3,), (3,), -1), ((4, 3), (3,), -1), ((3, 4), (3, 1), -2),
                                         ((2, 3, 2), (3, 2), -2), ((2, 1, 3), (4, 3), -1), ((3, 2), (3, 2), 0)])
 def test_cross(rng, dtype, s1, s2, axis):
-    a, b = rand(rng, s1, dtype), rand(rng, s2, dtype)
+    a, b = random_array(rng, s1, dtype), random_array(rng, s2, dtype)
     r = LA.cross(xp.asarray(a), xp.asarray(b), axis=axis)
     ax = axis if axis < 0 else axis - len(s1)
     a_b, b_b = np.broadcast_arrays(a, b)
@@ -566,11 +552,11 @@ def test_cross_errors_and_promotion():
 def test_matrix_power(rng, dtype, n):
     a = well_conditioned(rng, (2, 3, 3), dtype) / 9
     r = LA.matrix_power(xp.asarray(a), n)
-    assert_allclose(r, np.linalg.matrix_power(hi(a), n), dtype=dtype, **tol(dtype))
+    assert_allclose(r, np.linalg.matrix_power(upcast(a), n), dtype=dtype, **tol(dtype))
 
 
 def test_matrix_power_special(rng):
-    x = xp.asarray(rand(rng, (2, 4, 3, 3), "complex64"))
+    x = xp.asarray(random_array(rng, (2, 4, 3, 3), "complex64"))
     r = LA.matrix_power(x, 0)
     assert_array_equal(r, np.broadcast_to(np.eye(3, dtype=np.complex64), (2, 4, 3, 3)))
     r[0, 0, 0, 0] = 5  # a fresh array, not a broadcast view
@@ -615,14 +601,14 @@ MATRIX_ORDS = ["fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf]
 @pytest.mark.parametrize("ord", MATRIX_ORDS)
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_matrix_norm(rng, dtype, ord, keepdims):
-    a = rand(rng, (2, 4, 3), dtype)
+    a = random_array(rng, (2, 4, 3), dtype)
     r = LA.matrix_norm(xp.asarray(a), ord=ord, keepdims=keepdims)
-    expected = np.linalg.matrix_norm(hi(a), ord=ord, keepdims=keepdims)
+    expected = np.linalg.matrix_norm(upcast(a), ord=ord, keepdims=keepdims)
     assert_allclose(r, expected, dtype=real_of(dtype), **tol(dtype))
 
 
 def test_matrix_norm_strided_empty_and_errors(rng):
-    a = rand(rng, (4, 5, 6), "float64")
+    a = random_array(rng, (4, 5, 6), "float64")
     x = xp.asarray(a)
     for ord in MATRIX_ORDS:
         assert_allclose(LA.matrix_norm(x[::2].mT, ord=ord),
@@ -648,9 +634,9 @@ VECTOR_ORDS = [2, 1, 0, -1, -2, math.inf, -math.inf, 3, 0.5, -1.5, 7]
 @pytest.mark.parametrize("axis,keepdims", [(None, False), (None, True), (1, False), (-1, True),
                                            ((0, 2), False), ((2, 0), True)])
 def test_vector_norm(rng, dtype, ord, axis, keepdims):
-    a = rand(rng, (3, 4, 5), dtype)
+    a = random_array(rng, (3, 4, 5), dtype)
     r = LA.vector_norm(xp.asarray(a), axis=axis, keepdims=keepdims, ord=ord)
-    expected = np.linalg.vector_norm(hi(a), axis=axis, keepdims=keepdims, ord=ord)
+    expected = np.linalg.vector_norm(upcast(a), axis=axis, keepdims=keepdims, ord=ord)
     assert_allclose(r, expected, dtype=real_of(dtype), **tol(dtype))
 
 
