@@ -169,7 +169,7 @@ def write_md(path, doc, rows, ceiling, log2n):
              f"2^{log2n} float32 elements per operand (random normal, shared through DLPack); median "
              "of 20 CUDA-event-timed calls after warm-up; bytes = inputs read once + output written "
              f"once. In brackets: ratio to the device-to-device copy of the same run ({ceiling} TB/s).",
-             "Command: `bash benchmarks/gpu_session_elementwise.sh` on the lent H200 (runs "
+             "Command: `STEPS=bench BENCHES=elementwise bash benchmarks/gpu_session.sh` on the lent H200 (runs "
              "`python3 benchmarks/elementwise_bench.py --out $OUT`).", ""]
     lines += table_lines(rows)
     lines += ["", f"Kernels numba compiled in the benchmark process: {doc['compiled']}.", ""]

@@ -235,7 +235,7 @@ def write_md(path, doc):
              f"Device: {meta['device']} (sm_{''.join(map(str, meta['compute_capability']))}), "
              f"driver {meta['driver']}. Versions: "
              + ", ".join(f"{k} {val}" for k, val in v.items()) + ".", "",
-             "Command: `bash benchmarks/linalg_session.sh` on the lent H200. Times are "
+             "Command: `STEPS=bench BENCHES=linalg bash benchmarks/gpu_session.sh` on the lent H200. Times are "
              "medians of CUDA-event-timed runs on each library's stream after warm-up; speed ratio "
              "= reference time / arrayx time (>= target passes).", "",
              "| item | arrayx ms | reference | ref ms | speed ratio | target | rel. error | note |",

@@ -448,7 +448,7 @@ def write_md(path, doc):
              f"Device: {m['device']} (sm_{m['compute_capability'][0]}{m['compute_capability'][1]}, "
              f"{m['multiprocessors']} SMs, {m['total_memory'] / 2**30:.0f} GiB), driver {m['driver']}. "
              f"Versions: {', '.join(f'{k} {v}' for k, v in m['versions'].items())}.", "",
-             "Command: `bash benchmarks/gpu_session.sh` (runs `python3 benchmarks/runtime_bench.py --out $OUT`).",
+             "Command: `STEPS=bench BENCHES=runtime bash benchmarks/gpu_session.sh` (runs `python3 benchmarks/runtime_bench.py --out $OUT`).",
              "", "| item | arrayx | notes (same run) |", "| --- | --- | --- |"]
     for item, value, note in SUMMARY:
         lines.append(f"| {item} | {value} | {note} |")
