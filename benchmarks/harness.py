@@ -21,7 +21,7 @@ import statistics
 import sys
 import time
 
-DATE = os.environ.get("BENCH_DATE", "2026-11-29")
+DATE = os.environ.get("BENCH_DATE") or datetime.date.today().isoformat()
 
 
 def _try(name):

@@ -606,3 +606,310 @@ def test_numpy_asarray_on_cuda_needs_explicit_transfer():
         np.asarray(x)
     np.testing.assert_array_equal(np.asarray(x.to_device("cpu")), [1.0, 2.0])
     np.testing.assert_array_equal(to_numpy(x), [1.0, 2.0])
+
+
+# --- integer-array keys: the gather/scatter kernels ------------------------------------------
+ADVANCED_KEYS = [
+    lambda r: (np.array([3, 0, -1, 2, 0]),),
+    lambda r: (np.array([[1, -2], [0, 3]]), slice(None, None, -2)),
+    lambda r: (1, slice(None), np.array([4, -6, 0])),            # separated: advanced dims first
+    lambda r: (slice(None), np.array([[2], [0]]), np.array([1, 5, -1])),  # adjacent, broadcast
+    lambda r: (np.array([[1], [3]]), slice(1, None, 2), np.array([0, 6])),
+    lambda r: (np.array([1, 2]), Ellipsis, np.array([0, 6])),
+    lambda r: (Ellipsis, np.array([0, 6, 3])),
+    lambda r: (np.array([0, 1]), None, np.array([2, 3])),
+    lambda r: (None, slice(None, None, -1), 2, np.array([2, 3, 1])),
+    lambda r: (np.array(2), slice(None), np.array([[1, 1, 0]])),  # 0-d integer array
+    lambda r: (np.zeros(0, np.int64), slice(None)),
+    lambda r: (slice(None), np.zeros((2, 0), np.int32), 3),
+    lambda r: (r.integers(-4, 4, size=(3, 1, 2)), r.integers(-5, 5, size=(4, 1)), r.integers(-7, 7, size=2)),
+]
+
+
+@pytest.mark.parametrize("make_key", ADVANCED_KEYS)
+def test_getitem_integer_arrays_numpy_placement(make_key):
+    rng = np.random.default_rng(49)
+    a = make_data(xp.float32, (4, 5, 7), rng)
+    key = make_key(rng)
+    x = xp.asarray(a)
+    dkey = tuple(xp.asarray(k) if isinstance(k, np.ndarray) else k for k in key)
+    assert_array_equal(x[dkey], a[key])
+    # the same key on an offset, negative-stride view
+    v, av = x[::-1][:, :, ::-1], a[::-1][:, :, ::-1]
+    assert_array_equal(v[dkey], av[key])
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("index_dtype", INT_DTYPES, ids=str)
+def test_getitem_setitem_integer_arrays_every_dtype(dtype, index_dtype):
+    rng = np.random.default_rng(50)
+    a = make_data(dtype, (9, 6), rng)
+    i = rng.integers(0, 9, size=(2, 3)).astype(index_dtype)
+    if np.dtype(index_dtype).kind == "i":
+        i[0, 0] = -1
+    j = np.array([5, 0, 2], dtype=index_dtype)
+    x = xp.asarray(a)
+    assert_array_equal(x[xp.asarray(i)], a[i])
+    assert_array_equal(x[xp.asarray(i), xp.asarray(j)], a[i, j])
+    assert_array_equal(x[1:, xp.asarray(j)], a[1:, j])
+    b = a.copy()
+    y = xp.asarray(b, copy=True)
+    rows = np.array([8, 0, 3], dtype=index_dtype)  # no duplicates: the written value is defined
+    value = make_data(dtype, (3, 6), rng)
+    y[xp.asarray(rows)] = xp.asarray(value)
+    b[rows] = value
+    y[xp.asarray(rows), xp.asarray(j)] = xp.asarray(value[0, 0])
+    b[rows, j] = value[0, 0]
+    assert_array_equal(y, b)
+
+
+def test_getitem_long_integer_arrays():
+    rng = np.random.default_rng(51)
+    a = make_data(xp.float64, (300, 40), rng)
+    i = rng.integers(-300, 300, size=5000)
+    j = rng.integers(-40, 40, size=5000)
+    x = xp.asarray(a)
+    assert_array_equal(x[xp.asarray(i)], a[i])
+    assert_array_equal(x[xp.asarray(i), xp.asarray(j)], a[i, j])
+    assert_array_equal(x[:, xp.asarray(j)], a[:, j])
+    assert_array_equal(x.mT[xp.asarray(j)], a.T[j])
+
+
+@pytest.mark.parametrize("key", [(np.array([9]),), (np.array([-10]),), (slice(None), np.array([0, 6])),
+                                 (np.array([0, 2**40]), np.array([0])), (np.array([[0]]), np.array([-7]))],
+                         ids=repr)
+def test_integer_array_out_of_range_both_ways(key):
+    a = np.arange(54.0).reshape(9, 6)
+    x = xp.asarray(a, copy=True)
+    dkey = tuple(xp.asarray(k) if isinstance(k, np.ndarray) else k for k in key)
+    with pytest.raises(IndexError):
+        x[dkey]
+    with pytest.raises(IndexError):
+        x[dkey] = 1.0
+    assert_array_equal(x[xp.asarray([8, -9])], a[[8, -9]])  # still usable
+    with pytest.raises(IndexError):
+        xp.zeros((0, 3))[xp.asarray([0])]
+
+
+def test_integer_array_keys_on_empty_arrays():
+    e = np.zeros((0, 4), np.int16)
+    x = xp.asarray(e)
+    assert_array_equal(x[:, xp.asarray([1, -1])], e[:, [1, -1]])
+    assert_array_equal(x[xp.asarray(np.zeros(0, np.int64))], e[np.zeros(0, np.int64)])
+    x[:, xp.asarray([0, 3])] = 7
+    x[xp.asarray(np.zeros(0, np.int64))] = xp.asarray(np.zeros(4, np.int16))
+    assert x.shape == (0, 4)
+
+
+def test_setitem_integer_arrays_through_views_writes_the_base():
+    a = np.arange(60.0).reshape(6, 10)
+    x = xp.asarray(a, copy=True)
+    e = a.copy()
+    v = x[1:, ::-2]
+    v[xp.asarray([0, -1]), xp.asarray([1, 2])] = xp.asarray([-1.0, -2.0])
+    e[1:, ::-2][[0, -1], [1, 2]] = [-1.0, -2.0]
+    t = x.mT
+    t[xp.asarray([[3], [4]]), 2:4] = -5.0
+    e.T[[[3], [4]], 2:4] = -5.0
+    r = xp.reshape(x, (60,))
+    r[xp.asarray([59, 0])] = xp.asarray([100.0, 200.0])
+    e.reshape(60)[[59, 0]] = [100.0, 200.0]
+    assert_array_equal(x, e)
+
+
+def test_setitem_integer_arrays_broadcast_values_and_aliasing():
+    a = np.arange(24, dtype=np.int32).reshape(4, 6)
+    x = xp.asarray(a, copy=True)
+    e = a.copy()
+    i = np.array([[0], [2]])
+    x[xp.asarray(i), 1:4] = xp.asarray(np.array([7, 8, 9], np.int32))  # (3,) broadcast to (2, 1, 3)
+    e[i, 1:4] = [7, 8, 9]
+    x[xp.asarray([3, 1])] = x[::-1][xp.asarray([0, 1])]  # the value aliases the destination
+    e[[3, 1]] = e[::-1][[0, 1]]
+    assert_array_equal(x, e)
+    k = xp.asarray(np.array([2, 0, 1, 3, 5], np.int64), copy=True)
+    k[k[:2]] = xp.asarray(np.array([9, 9], np.int64))  # the indices alias the destination
+    kk = np.array([2, 0, 1, 3, 5])
+    kk[kk[:2].copy()] = 9
+    assert_array_equal(k, kk)
+    with pytest.raises(ValueError):
+        x[xp.asarray([0, 1])] = xp.asarray(np.zeros((3, 6), np.int32))
+
+
+def test_zero_d_boolean_keys_with_other_indices():
+    a = np.arange(24.0).reshape(2, 3, 4)
+    x = xp.asarray(a, copy=True)
+    T, F = np.array(True), np.array(False)
+    for key in [(T,), (F,), (T, 0), (0, T), (np.array([1, 0]), T), (T, slice(None), 0), (Ellipsis, F),
+                (None, T, 1)]:
+        dkey = tuple(xp.asarray(k) if isinstance(k, np.ndarray) else k for k in key)
+        assert_array_equal(x[dkey], a[key])
+    x[xp.asarray(True), 1] = -1.0
+    a[True, 1] = -1.0
+    x[xp.asarray(False)] = 5.0
+    assert_array_equal(x, a)
+
+
+def test_boolean_arrays_mixed_with_integer_arrays():
+    rng = np.random.default_rng(52)
+    a = make_data(xp.int64, (4, 5, 6), rng)
+    x = xp.asarray(a, copy=True)
+    m = np.array([True, False, True, True, False])
+    i = np.array([0, -1, 2])
+    assert_array_equal(x[:, xp.asarray(m), xp.asarray(i)], a[:, m, i])
+    assert_array_equal(x[xp.asarray(i[:1]), xp.asarray(m)], a[i[:1], m])
+    m2 = rng.random((4, 5)) < 0.5
+    assert_array_equal(x[xp.asarray(m2), xp.asarray(np.array([1]))], a[m2, np.array([1])])
+    m6 = np.array([False, True, True, False, False, True])
+    assert_array_equal(x[1, :, xp.asarray(m6)], a[1, :, m6])
+    x[:, xp.asarray(m), xp.asarray(i)] = -3
+    a[:, m, i] = -3
+    assert_array_equal(x, a)
+
+
+# --- boolean masks (the CUDA mask kernels of scan.py) ----------------------------------------
+
+MASK_DTYPES = [xp.bool, xp.int8, xp.int16, xp.uint32, xp.float32, xp.float64, xp.complex64,
+               xp.complex128]
+
+
+@pytest.mark.parametrize("dtype", MASK_DTYPES, ids=str)
+@pytest.mark.parametrize("mask_ndim", [1, 2, 3])
+def test_mask_select_every_dtype_and_rank(dtype, mask_ndim):
+    rng = np.random.default_rng(60 + mask_ndim)
+    a = make_data(dtype, (6, 5, 4), rng)
+    x = xp.asarray(a)
+    m = rng.random(a.shape[:mask_ndim]) < 0.5
+    assert_array_equal(x[xp.asarray(m)], a[m])
+    for fill in (np.zeros, np.ones):  # all-false, all-true
+        mm = fill(a.shape[:mask_ndim], dtype=bool)
+        assert_array_equal(x[xp.asarray(mm)], a[mm])
+
+
+@pytest.mark.parametrize("view", ["T", "reversed", "offset", "strided"])
+def test_mask_select_on_views(view):
+    rng = np.random.default_rng(61)
+    a = make_data(xp.float32, (9, 8, 7), rng)
+    mbase = rng.random((9, 8, 7)) < 0.4
+
+    def pick(z, mod):
+        if view == "T":
+            return mod.permute_dims(z, (2, 0, 1)) if mod is xp else np.transpose(z, (2, 0, 1))
+        return {"reversed": lambda: z[::-1, :, ::-2], "offset": lambda: z[1:, 1:, 1:],
+                "strided": lambda: z[::2, 1::3]}[view]()
+    av, mv = pick(a, np), pick(mbase, np)
+    xv, dmv = pick(xp.asarray(a), xp), pick(xp.asarray(mbase), xp)
+    assert_array_equal(xv[dmv], av[mv])
+    assert_array_equal(xv[dmv[:, :, 0]], av[mv[:, :, 0]])
+    assert_array_equal(xv[dmv[:, 0, 0]], av[mv[:, 0, 0]])
+
+
+def test_mask_select_long_and_offsets():
+    rng = np.random.default_rng(62)
+    n = 3_000_001
+    a = rng.standard_normal(n).astype(np.float32)
+    m = rng.random(n) < 0.5
+    x, dm = xp.asarray(a), xp.asarray(m)
+    assert_array_equal(x[dm], a[m])
+    assert_array_equal(x[1:][dm[:-1]], a[1:][m[:-1]])       # misaligned data
+    assert_array_equal(x[:-1][dm[1:]], a[:-1][m[1:]])       # misaligned mask
+    assert_array_equal(x[::-1][dm], a[::-1][m])
+    d = rng.standard_normal(n // 3).astype(np.float64)
+    assert_array_equal(xp.asarray(d)[dm[: n // 3]], d[m[: n // 3]])
+    assert_array_equal(xp.asarray(a.reshape(-1, 1)[: n - 1].reshape(-1, 2))[dm[: (n - 1) // 2]],
+                       a[: n - 1].reshape(-1, 2)[m[: (n - 1) // 2]])
+
+
+def test_mask_empty_and_zero_d():
+    a = np.arange(24.0).reshape(2, 3, 4)
+    x = xp.asarray(a, copy=True)
+    for m in (np.zeros((2,), bool), np.zeros((2, 3), bool), np.zeros((2, 3, 4), bool)):
+        assert_array_equal(x[xp.asarray(m)], a[m])
+    empty = np.zeros((0, 3), np.float32)
+    assert_array_equal(xp.asarray(empty)[xp.asarray(np.zeros(0, bool))], empty[np.zeros(0, bool)])
+    assert_array_equal(xp.asarray(empty)[xp.asarray(np.zeros((0, 3), bool))],
+                       empty[np.zeros((0, 3), bool)])
+    for t in (True, False):
+        assert_array_equal(x[xp.asarray(t)], a[np.array(t)])
+        s = xp.asarray(5.0)
+        assert_array_equal(s[xp.asarray(t)], np.asarray(5.0)[np.array(t)])
+    x[xp.asarray(np.zeros((2, 3), bool))] = 1.0
+    x[xp.asarray(np.zeros((2, 3), bool))] = xp.asarray(np.zeros((0, 4)))
+    assert_array_equal(x, a)
+    s = xp.asarray(5.0)
+    s[xp.asarray(True)] = 7.0
+    assert float(s) == 7.0
+    s[xp.asarray(False)] = 9.0
+    assert float(s) == 7.0
+
+
+@pytest.mark.parametrize("dtype", MASK_DTYPES, ids=str)
+def test_mask_assign_scalar_and_arrays(dtype):
+    rng = np.random.default_rng(63)
+    a = make_data(dtype, (6, 5, 4), rng)
+    for mask_ndim in (1, 2, 3):
+        x = xp.asarray(a, copy=True)
+        e = a.copy()
+        m = rng.random(a.shape[:mask_ndim]) < 0.5
+        one = np.asarray(a.flat[0])
+        x[xp.asarray(m)] = one.item()                        # a Python scalar: no sync
+        e[m] = one
+        assert_array_equal(x, e)
+        count = int(m.sum())
+        rows = make_data(dtype, (count,) + a.shape[mask_ndim:], rng)
+        x[xp.asarray(m)] = xp.asarray(rows)                  # one value row per selected element
+        e[m] = rows
+        assert_array_equal(x, e)
+        inner = make_data(dtype, a.shape[mask_ndim:], rng)
+        x[xp.asarray(m)] = xp.asarray(inner)                 # broadcast along the selection
+        e[m] = inner
+        assert_array_equal(x, e)
+
+
+def test_mask_assign_views_and_aliasing():
+    rng = np.random.default_rng(64)
+    a = make_data(xp.float64, (7, 6), rng)
+    x = xp.asarray(a, copy=True)
+    e = a.copy()
+    xt, et = x.T, e.T                                        # writes go through the view
+    m = rng.random((6, 7)) < 0.5
+    xt[xp.asarray(m)] = -1.0
+    et[m] = -1.0
+    assert_array_equal(x, e)
+    xv, ev = x[::-1, 1::2], e[::-1, 1::2]
+    mv = rng.random(7) < 0.5
+    vals = rng.standard_normal((int(mv.sum()), 3))
+    xv[xp.asarray(mv)] = xp.asarray(vals)
+    ev[mv] = vals
+    assert_array_equal(x, e)
+    x[x > 0] = 0.0                                           # mask computed from x itself
+    e[e > 0] = 0.0
+    assert_array_equal(x, e)
+    b = np.array([True, False, True, True, False, False, True, False])
+    xb = xp.asarray(b, copy=True)
+    xb[xb[::-1]] = False                                     # the mask is a view of the target
+    bb = b.copy()
+    bb[b[::-1].copy()] = False
+    assert_array_equal(xb, bb)
+
+
+def test_mask_assign_count_mismatch_and_long():
+    x = xp.asarray(np.zeros((4, 3)), copy=True)
+    m = np.array([True, False, True, False])
+    with pytest.raises(ValueError):
+        x[xp.asarray(m)] = xp.asarray(np.ones((3, 3)))
+    with pytest.raises(ValueError):
+        x[xp.asarray(m)] = xp.asarray(np.ones((2, 2)))
+    x[xp.asarray(m)] = xp.asarray(np.ones((1, 3)))
+    e = np.zeros((4, 3))
+    e[m] = 1.0
+    assert_array_equal(x, e)
+    rng = np.random.default_rng(65)
+    n = 3_000_001
+    a = rng.standard_normal(n).astype(np.float32)
+    mm = rng.random(n) < 0.3
+    y = xp.asarray(a, copy=True)
+    vals = rng.standard_normal(int(mm.sum())).astype(np.float32)
+    y[xp.asarray(mm)] = xp.asarray(vals)
+    a[mm] = vals
+    assert_array_equal(y, a)

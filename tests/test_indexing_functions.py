@@ -158,3 +158,65 @@ def test_take_property(data_):
     a = to_numpy(x)
     assert_array_equal(xp.take(x, xp.asarray(np.array(idx, dtype=np.int64)), axis=axis),
                        np.take(a, np.array(idx, dtype=np.int64), axis=axis))
+
+
+# --- the gather kernels: long index arrays (vector path), layouts, bounds ------------------
+@pytest.mark.parametrize("dtype", ALL)
+def test_take_long_indices_every_dtype(rng, dtype):
+    a = data(rng, dtype, (1000,))
+    idx = indices_for(rng, 1000, 5000, "int64")  # full blocks of the vector path and a tail
+    assert_array_equal(xp.take(xp.asarray(a), xp.asarray(idx)), np.take(a, idx))
+    b = data(rng, dtype, (30, 40))
+    idx = indices_for(rng, 40, 3000, "int32")
+    assert_array_equal(xp.take(xp.asarray(b), xp.asarray(idx), axis=1), np.take(b, idx, axis=1))
+
+
+@pytest.mark.parametrize("index_dtype", INDEX)
+def test_take_long_indices_every_index_dtype(rng, index_dtype):
+    a = data(rng, "float64", (100,))
+    idx = indices_for(rng, 100, 4099, index_dtype)
+    x, i = xp.asarray(a), xp.asarray(idx)
+    assert_array_equal(xp.take(x, i), np.take(a, idx))
+    # offset and strided index arrays (no aligned vector loads) and negative-stride sources
+    assert_array_equal(xp.take(x, i[1:]), np.take(a, idx[1:]))
+    assert_array_equal(xp.take(x[::-1], i[::3]), np.take(a[::-1], idx[::3]))
+    assert_array_equal(xp.take(x[7:], i[::-1] % 50 if index_dtype[0] == "u" else i[::-1] // 2),
+                       np.take(a[7:], idx[::-1] % 50 if index_dtype[0] == "u" else idx[::-1] // 2))
+
+
+def test_take_uint64_indices_wrap_as_numpy(rng):
+    a = data(rng, "int32", (10,))
+    idx = np.array([2**64 - 1, 3, 2**64 - 10], dtype=np.uint64)
+    assert_array_equal(xp.take(xp.asarray(a), xp.asarray(idx)), np.take(a, idx))
+
+
+@pytest.mark.parametrize("bad", [10, -11, 2**40, -2**62])
+def test_take_out_of_range_raises_and_the_array_lives_on(rng, bad):
+    a = data(rng, "float32", (10,))
+    x = xp.asarray(a)
+    for n in (3, 5000):  # short (tail path) and long (vector path) index arrays
+        idx = np.zeros(n, np.int64)
+        idx[-2] = bad
+        with pytest.raises(IndexError):
+            xp.take(x, xp.asarray(idx))
+        with pytest.raises(IndexError):
+            xp.take(xp.asarray(np.stack([a, a])), xp.asarray(idx), axis=1)
+    assert_array_equal(xp.take(x, xp.asarray([9, -10])), np.take(a, [9, -10]))
+    with pytest.raises(IndexError):
+        xp.take(xp.asarray(np.zeros((0, 3))), xp.asarray([0]), axis=0)  # empty axis
+
+
+def test_take_along_axis_long_views_and_out_of_range(rng):
+    a = data(rng, "complex128", (5, 300))
+    idx = indices_for(rng, 300, (5, 700), "int16")
+    x = xp.asarray(a)
+    assert_array_equal(xp.take_along_axis(x, xp.asarray(idx), axis=1), np.take_along_axis(a, idx, 1))
+    assert_array_equal(xp.take_along_axis(x[::-1, ::2], xp.asarray(idx)[:, ::2] // 2, axis=1),
+                       np.take_along_axis(a[::-1, ::2], idx[:, ::2] // 2, 1))
+    it = indices_for(rng, 5, (300, 3), "int64")
+    assert_array_equal(xp.take_along_axis(x.mT, xp.asarray(it), axis=1), np.take_along_axis(a.T, it, 1))
+    bad = idx.copy()
+    bad[3, 600] = 300
+    with pytest.raises(IndexError):
+        xp.take_along_axis(x, xp.asarray(bad), axis=1)
+    assert_array_equal(xp.take_along_axis(x, xp.asarray(idx[:, :4]), axis=1), np.take_along_axis(a, idx[:, :4], 1))

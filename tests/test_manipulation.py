@@ -300,3 +300,76 @@ def test_results_on_default_device(a3):
               xp.concat([x, x]), xp.stack([x, x]), xp.expand_dims(x, axis=0), xp.moveaxis(x, 0, 1),
               xp.broadcast_to(x, (2, 2, 3, 4))]:
         assert r.device == DEVICE
+
+
+# --- the data-movement kernels: layouts, every axis, pieces --------------------------------
+@pytest.mark.parametrize("axis", [0, 1, 2, -1])
+def test_concat_non_contiguous_inputs_every_axis(axis):
+    rng = np.random.default_rng(36)
+    a = make_data(xp.float32, (4, 5, 200), rng)
+    b = make_data(xp.float32, (200, 5, 4), rng)
+    c = make_data(xp.float32, (8, 10, 400), rng)
+    x, y, z = xp.asarray(a), xp.asarray(b), xp.asarray(c)
+    views = [x, xp.permute_dims(y, (2, 1, 0)), z[::2, 1::2, ::-2], z[4:, :5, 100:300], x]
+    expected = [a, b.transpose(2, 1, 0), c[::2, 1::2, ::-2], c[4:, :5, 100:300], a]
+    assert_array_equal(xp.concat(views, axis=axis), np.concatenate(expected, axis=axis))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_concat_wide_rows_and_empty_pieces(dtype):
+    rng = np.random.default_rng(37)
+    a, b = make_data(dtype, (3, 300), rng), make_data(dtype, (3, 0), rng)
+    c = make_data(dtype, (3, 129), rng)
+    x, y, z = xp.asarray(a), xp.asarray(b), xp.asarray(c)
+    assert_array_equal(xp.concat([x, y, z, x[:, 1:]], axis=1), np.concatenate([a, b, c, a[:, 1:]], axis=1))
+    assert_array_equal(xp.concat([x[:0], x[1:]], axis=0), a[1:])
+    assert_array_equal(xp.concat([y, y], axis=0), np.zeros((6, 0), dtype))
+
+
+@pytest.mark.parametrize("shift, axis", [((1, -2, 3), (0, 1, 2)), (-7, (0, 2)), (10**12 + 1, 2),
+                                         (-(10**15), None), ((2, 3), (1, 1)), ((4, -4), (0, 0)),
+                                         (5, -3), ((-1, 1), (2, 0))])
+@pytest.mark.parametrize("dtype", [xp.bool, xp.int8, xp.float32, xp.complex128], ids=str)
+def test_roll_multiple_axes_and_huge_shifts(shift, axis, dtype):
+    a = make_data(dtype, (3, 4, 130), np.random.default_rng(38))
+    x = xp.asarray(a)
+    assert_array_equal(xp.roll(x, shift, axis=axis), np.roll(a, shift, axis=axis))
+    v = a[::-1, 1:, ::3]
+    assert_array_equal(xp.roll(x[::-1, 1:, ::3], shift, axis=axis), np.roll(v, shift, axis=axis))
+    assert_array_equal(xp.roll(x.mT, shift, axis=axis), np.roll(np.swapaxes(a, -1, -2), shift, axis=axis))
+
+
+@pytest.mark.parametrize("rdtype", [xp.int64, xp.uint8, xp.int16, xp.uint64])
+def test_repeat_array_dtypes_axes_and_views(rdtype):
+    rng = np.random.default_rng(39)
+    a = make_data(xp.complex64, (4, 6, 5), rng)
+    v = a[::-1, ::2]
+    x = xp.asarray(a)
+    i64 = np.int64  # NumPy's reference refuses uint64 counts
+    for axis in (0, 1, 2):
+        r = rng.integers(0, 4, size=a.shape[axis]).astype(rdtype)
+        assert_array_equal(xp.repeat(x, xp.asarray(r), axis=axis), np.repeat(a, r.astype(i64), axis=axis))
+        rv = r[:v.shape[axis]]
+        assert_array_equal(xp.repeat(x[::-1, ::2], xp.asarray(rv), axis=axis),
+                           np.repeat(v, rv.astype(i64), axis=axis))
+    long = rng.integers(0, 5, size=2000).astype(rdtype)
+    b = make_data(xp.float64, (2000,), rng)
+    assert_array_equal(xp.repeat(xp.asarray(b), xp.asarray(long)), np.repeat(b, long.astype(i64)))
+    zeros = np.zeros(6, rdtype)
+    assert_array_equal(xp.repeat(x, xp.asarray(zeros), axis=1), np.repeat(a, 0, axis=1))
+    assert_array_equal(xp.repeat(x, xp.asarray(np.array(2, rdtype)), axis=1), np.repeat(a, 2, axis=1))
+    assert_array_equal(xp.repeat(x, xp.asarray(np.array([3], rdtype))), np.repeat(a, 3))
+
+
+def test_repeat_array_negative_and_empty():
+    x = xp.asarray(np.arange(6.0).reshape(2, 3))
+    with pytest.raises(ValueError):
+        xp.repeat(x, xp.asarray([1, -1, 2]), axis=1)
+    with pytest.raises(ValueError):
+        xp.repeat(x, xp.asarray(-2))
+    with pytest.raises(ValueError):
+        xp.repeat(x, xp.asarray([-1]))
+    e = xp.zeros((0, 3))
+    assert_array_equal(xp.repeat(e, xp.asarray(np.zeros(0, np.int64)), axis=0), np.zeros((0, 3)))
+    assert_array_equal(xp.repeat(e, xp.asarray([1, 2, 0]), axis=1), np.zeros((0, 3)))
+    assert_array_equal(xp.repeat(xp.asarray([1.0, 2.0]), xp.asarray([0, 0])), np.zeros(0))

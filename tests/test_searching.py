@@ -81,6 +81,63 @@ def test_argmax_argmin_bad_input(fn):
         f([1, 2])
 
 
+ARG_LAYOUTS = {
+    "contiguous": lambda a: a, "offset": lambda a: a[1:, 1:], "negative": lambda a: a[::-1, ::-1],
+    "transposed": lambda a: a.T, "strided": lambda a: a[::2, 1::3],
+    "negative-transposed": lambda a: a[::-1, ::-2].T,
+}
+
+
+# every dtype contiguous and in one strided layout; float32 and int8 in all of them
+@pytest.mark.parametrize("fn", ["argmax", "argmin"])
+@pytest.mark.parametrize("dtype, layout", [(d, lay) for d in REAL for lay in ARG_LAYOUTS
+                                           if d in ("float32", "int8") or
+                                           lay in ("contiguous", "negative-transposed")])
+def test_argmax_argmin_layouts(rng, fn, dtype, layout):
+    base = data(rng, dtype, (37, 130), specials=True)
+    x, a = ARG_LAYOUTS[layout](xp.asarray(base)), ARG_LAYOUTS[layout](base)
+    for axis, keepdims in ((None, False), (0, False), (1, True), (-1, False), (-2, True)):
+        r = getattr(xp, fn)(x, axis=axis, keepdims=keepdims)
+        assert_array_equal(r, getattr(np, fn)(a, axis=axis, keepdims=keepdims), dtype="int64")
+
+
+@pytest.mark.parametrize("fn", ["argmax", "argmin"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8"])
+def test_argmax_argmin_large_and_nan(rng, fn, dtype):
+    a = data(rng, dtype, (1_000_003,))
+    f = getattr(xp, fn)
+    x = xp.asarray(a)
+    for view in (lambda t: t, lambda t: t[5:], lambda t: t[::-1], lambda t: t[::7]):
+        assert_array_equal(f(view(x)), getattr(np, fn)(view(a)), dtype="int64")
+    if dtype.startswith("float"):
+        a[[400_001, 900_000, 12]] = np.nan, np.nan, 1.0
+        assert_array_equal(f(xp.asarray(a)), np.int64(400_001))  # the first NaN wins
+    for rows, length in ((3, 100_000), (700, 33), (2000, 5), (5, 4097)):
+        b = data(rng, dtype, (rows, length), specials=True)
+        y = xp.asarray(b)
+        for axis in (0, 1):
+            assert_array_equal(f(y, axis=axis), getattr(np, fn)(b, axis=axis), dtype="int64")
+            assert_array_equal(f(y[:, 1:], axis=axis), getattr(np, fn)(b[:, 1:], axis=axis),
+                               dtype="int64")
+
+
+def test_argmax_argmin_extreme_values():
+    for dtype in ("int8", "uint64", "int64"):
+        info = np.iinfo(dtype)
+        for v in (info.min, info.max):
+            a = np.full(1000, v, dtype=dtype)
+            assert_array_equal(xp.argmax(xp.asarray(a)), np.int64(0))
+            assert_array_equal(xp.argmin(xp.asarray(a)), np.int64(0))
+    a = np.full((3, 50), -np.inf, np.float32)
+    assert_array_equal(xp.argmax(xp.asarray(a), axis=1), np.zeros(3, np.int64))
+    assert_array_equal(xp.argmin(xp.asarray(-a), axis=0), np.zeros(50, np.int64))
+    b = np.array([[np.nan, 1.0, np.nan], [2.0, np.nan, 0.0]])
+    for fn in ("argmax", "argmin"):
+        for axis in (None, 0, 1):
+            assert_array_equal(getattr(xp, fn)(xp.asarray(b), axis=axis),
+                               getattr(np, fn)(b, axis=axis), dtype="int64")
+
+
 # --- count_nonzero -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ALL)
@@ -253,3 +310,79 @@ def test_where_property(data_):
     a = data_.draw(xps.arrays(dtype, shapes[1]))
     b = data_.draw(xps.arrays(dtype, shapes[2]))
     assert_array_equal(xp.where(c, a, b), np.where(to_numpy(c), to_numpy(a), to_numpy(b)))
+
+
+# --- nonzero and searchsorted: layouts, long inputs, NaN (the CUDA scan and search kernels) -
+
+NZ_VIEWS = {
+    "contiguous": lambda a: a,
+    "transposed": lambda a: a.T,
+    "reversed": lambda a: a[::-1, ::-2],
+    "offset": lambda a: a[1:, 2:],
+}
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("view", list(NZ_VIEWS))
+def test_nonzero_layouts_every_dtype(rng, dtype, view):
+    base = data(rng, dtype, (37, 29), specials=True)
+    a = NZ_VIEWS[view](base)
+    r = xp.nonzero(NZ_VIEWS[view](xp.asarray(base)))
+    for got, exp in zip(r, np.nonzero(a)):
+        assert_array_equal(got, exp, dtype="int64")
+
+
+@pytest.mark.parametrize("shape", [(3_000_001,), (1001, 3001), (7, 11, 13, 17), (1, 1, 5), (2, 3, 4, 5, 6, 7)])
+def test_nonzero_long_and_high_rank(rng, shape):
+    a = (rng.random(shape) < 0.1).astype(np.float32)
+    a[a == 0] = -0.0  # negative zero is zero
+    r = xp.nonzero(xp.asarray(a))
+    expected = np.nonzero(a)
+    assert len(r) == len(expected)
+    for got, exp in zip(r, expected):
+        assert_array_equal(got, exp, dtype="int64")
+
+
+def test_nonzero_special_values():
+    a = np.array([0.0, -0.0, np.nan, np.inf, 1e-45, 0.0], np.float32)
+    assert_array_equal(xp.nonzero(xp.asarray(a))[0], np.nonzero(a)[0])
+    c = np.array([0, 1j, -0.0 + 0j, complex(0, -0.0), complex(np.nan, 0), 2], np.complex64)
+    assert_array_equal(xp.nonzero(xp.asarray(c))[0], np.nonzero(c)[0])
+    for b in (np.zeros(5000, bool), np.ones(5000, bool)):
+        assert_array_equal(xp.nonzero(xp.asarray(b))[0], np.nonzero(b)[0])
+    z = xp.nonzero(xp.asarray(np.zeros((3, 0, 2))))
+    assert len(z) == 3 and all(i.shape == (0,) for i in z)
+
+
+@pytest.mark.parametrize("dtype", REAL)
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_layouts_and_long(rng, dtype, side):
+    a = np.sort(data(rng, dtype, (2001,)))
+    v = data(rng, dtype, (30, 40))
+    x1, x2 = xp.asarray(a), xp.asarray(v)
+    cases = [(x1, x2, a, v), (x1[::3], x2.T, a[::3], v.T), (x1[1:], x2[::-1, 5:], a[1:], v[::-1, 5:]),
+             (x1[:0], x2, a[:0], v), (x1[:1], x2[0], a[:1], v[0])]
+    rev = xp.asarray(a[::-1].copy())[::-1]  # a sorted view with a negative stride
+    cases.append((rev, x2, a, v))
+    for s1, s2, n1, n2 in cases:
+        assert_array_equal(xp.searchsorted(s1, s2, side=side),
+                           np.searchsorted(n1, n2, side=side), dtype="int64")
+    big = np.sort(data(rng, dtype, (100_000,)))
+    vals = data(rng, dtype, (50_000,))
+    assert_array_equal(xp.searchsorted(xp.asarray(big), xp.asarray(vals), side=side),
+                       np.searchsorted(big, vals, side=side), dtype="int64")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_searchsorted_nan_order(dtype):
+    a = np.sort(np.array([np.nan, 1.0, -np.inf, np.nan, 0.0, -0.0, np.inf, 2.0, 2.0], dtype))
+    v = np.array([[np.nan, np.inf, -np.inf], [0.0, -0.0, 2.0], [3.0, -1.0, np.nan]], dtype)
+    for side in ("left", "right"):
+        assert_array_equal(xp.searchsorted(xp.asarray(a), xp.asarray(v), side=side),
+                           np.searchsorted(a, v, side=side), dtype="int64")
+        assert_array_equal(xp.searchsorted(xp.asarray(a), float("nan"), side=side),
+                           np.asarray(np.searchsorted(a, np.nan, side=side)), dtype="int64")
+    only_nan = np.full(4, np.nan, dtype)
+    for side in ("left", "right"):
+        assert_array_equal(xp.searchsorted(xp.asarray(only_nan), xp.asarray(v), side=side),
+                           np.searchsorted(only_nan, v, side=side), dtype="int64")

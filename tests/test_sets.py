@@ -186,3 +186,107 @@ def test_unique_property(data_):
     dtype = data_.draw(st.sampled_from([xp.int8, xp.float32, xp.float64, xp.uint16, xp.bool]))
     x = data_.draw(xps.arrays(dtype, xps.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=5)))
     check_unique_all(x, to_numpy(x))
+
+
+# --- every dtype through all four forms, large inputs, views; isin on every dtype -----------
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_unique_four_forms_views(rng, dtype):
+    base = data(rng, dtype, (9, 7), specials=True)
+    x = xp.asarray(base)
+    for view in (lambda t: t, lambda t: t[1:, ::-2], lambda t: t.T, lambda t: t[::-3, 2]):
+        a = view(base)
+        out = check_unique_all(view(x), a)
+        values = to_numpy(out.values)
+        assert_array_equal(xp.unique_values(view(x)), values, check_zero_sign=False)
+        v, c = xp.unique_counts(view(x))
+        assert_array_equal(v, values, check_zero_sign=False)
+        assert_array_equal(c, to_numpy(out.counts))
+        v, inv = xp.unique_inverse(view(x))
+        rebuilt = to_numpy(v)[to_numpy(inv)]
+        both_nan = np.isnan(rebuilt) & np.isnan(a) if a.dtype.kind in "fc" else False
+        assert ((rebuilt == a) | both_nan).all()
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float32", "float64", "uint8", "complex64"])
+def test_unique_large(rng, dtype):
+    n = 1 << 20
+    a = rng.integers(0, 1000, n).astype(dtype)
+    if dtype.startswith(("float", "complex")):
+        a[rng.integers(0, n, 100)] = np.nan
+        a[rng.integers(0, n, 100)] = -0.0
+    out = xp.unique_all(xp.asarray(a))
+    values, index, inverse, counts = (to_numpy(r) for r in out)
+    isnan = np.isnan(values) if values.dtype.kind in "fc" else np.zeros(values.shape, bool)
+    ref_values, ref_index, ref_counts = np.unique(a[~np.isnan(a)] if a.dtype.kind in "fc" else a,
+                                                  return_index=True, return_counts=True)
+    assert isnan.sum() == (np.isnan(a).sum() if a.dtype.kind in "fc" else 0)
+    order = np.argsort(values[~isnan], kind="stable")
+    np.testing.assert_array_equal(values[~isnan][order], ref_values)
+    np.testing.assert_array_equal(counts[~isnan][order], ref_counts)
+    # first occurrences (NumPy's indices above are into the NaN-free array: recomputed here)
+    firsts = index[~isnan][order]
+    np.testing.assert_array_equal(a[firsts], ref_values)
+    first_seen = {}
+    for i, v in enumerate(a.tolist()):
+        if v == v and v not in first_seen:
+            first_seen[v] = i
+    np.testing.assert_array_equal(firsts, [first_seen[v] for v in ref_values.tolist()])
+    rebuilt = values[inverse]
+    np.testing.assert_array_equal(np.isnan(rebuilt) if a.dtype.kind in "fc" else rebuilt,
+                                  np.isnan(a) if a.dtype.kind in "fc" else a)
+    if a.dtype.kind not in "fc":
+        return
+    ok = ~np.isnan(a)
+    np.testing.assert_array_equal(rebuilt[ok], a[ok])
+
+
+def test_unique_single_element_and_all_nan():
+    a = np.array([np.nan, np.nan, np.nan], np.float32)
+    out = check_unique_all(xp.asarray(a), a)
+    assert out.values.shape == (3,) and to_numpy(out.counts).tolist() == [1, 1, 1]
+    a = np.array([7], np.int16)
+    out = check_unique_all(xp.asarray(a), a)
+    assert to_numpy(out.values).tolist() == [7] and to_numpy(out.indices).tolist() == [0]
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("invert", [False, True])
+def test_isin_every_dtype_with_specials(rng, dtype, invert):
+    a = data(rng, dtype, (4, 5, 3), specials=True)
+    b = data(rng, dtype, (6,), specials=True)
+    expected = np.isin(a, b, invert=invert)
+    assert_array_equal(xp.isin(xp.asarray(a), xp.asarray(b), invert=invert), expected)
+    # views of both, x2 of another shape
+    assert_array_equal(xp.isin(xp.asarray(a)[::-1, 1:, ::2], xp.asarray(a)[0, ::-2], invert=invert),
+                       np.isin(a[::-1, 1:, ::2], a[0, ::-2], invert=invert))
+
+
+def test_isin_nan_signed_zeros_complex():
+    z = np.array([complex(np.nan, 0), complex(0.0, -0.0), complex(-0.0, 1), complex(1, np.nan), 2j])
+    w = np.array([complex(0.0, 0.0), complex(np.nan, 0), complex(0.0, 1.0), complex(1, np.nan)])
+    for dt in ("complex64", "complex128"):
+        for invert in (False, True):
+            assert_array_equal(xp.isin(xp.asarray(z.astype(dt)), xp.asarray(w.astype(dt)),
+                                       invert=invert),
+                               np.array([False, True, True, False, False]) != invert)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float32", "uint16"])
+def test_isin_large(rng, dtype):
+    a = rng.integers(0, 1 << 15, 1 << 20).astype(dtype)
+    b = rng.integers(0, 1 << 15, 1 << 14).astype(dtype)
+    for invert in (False, True):
+        assert_array_equal(xp.isin(xp.asarray(a), xp.asarray(b), invert=invert),
+                           np.isin(a, b, invert=invert))
+
+
+def test_isin_empty_and_zero_d():
+    e = np.zeros((0, 3), np.float64)
+    assert_array_equal(xp.isin(xp.asarray(e), xp.asarray(np.array([1.0]))), np.zeros((0, 3), bool))
+    assert_array_equal(xp.isin(xp.asarray(np.array([1.0, np.nan])), xp.asarray(e), invert=True),
+                       np.array([True, True]))
+    assert_array_equal(xp.isin(xp.asarray(np.float32(np.nan)), xp.asarray(np.float32(np.nan))),
+                       np.bool_(False))
+    assert_array_equal(xp.isin(xp.asarray(np.array([[2, 3]], np.uint8)), xp.asarray(np.uint8(3))),
+                       np.array([[False, True]]))

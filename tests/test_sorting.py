@@ -137,3 +137,109 @@ def test_argsort_property(data_):
     a = to_numpy(x)
     assert_array_equal(xp.argsort(x, axis=axis, descending=descending),
                        reference_argsort(a, axis, descending).astype(np.int64))
+
+
+# --- every real dtype, n-d along every axis, views, signed zeros, large inputs ----------------
+
+def numpy_argsort(a, axis, descending):
+    """NumPy's stable argsort, descending as the exact reverse by value with ties in order."""
+    if not descending:
+        return np.argsort(a, axis=axis, kind="stable")
+    flip = [slice(None)] * a.ndim
+    flip[axis] = slice(None, None, -1)
+    flip = tuple(flip)
+    return (a.shape[axis] - 1) - np.argsort(a[flip], axis=axis, kind="stable")[flip]
+
+
+@pytest.mark.parametrize("dtype", REAL)
+@pytest.mark.parametrize("axis", [0, 1, 2, -1, -2, -3])
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_and_argsort_3d_every_axis(rng, dtype, axis, descending):
+    a = data(rng, dtype, (3, 4, 5), specials=True)
+    x = xp.asarray(a)
+    expected = reference_argsort(a, axis, descending)
+    assert_array_equal(xp.argsort(x, axis=axis, descending=descending), expected)
+    assert_array_equal(xp.sort(x, axis=axis, descending=descending),
+                       np.take_along_axis(a, expected, axis=axis))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("descending", [False, True])
+def test_signed_zeros_nan_and_inf_in_rows(dtype, axis, descending):
+    # zeros of both signs compare equal: a stable sort keeps them in their original order,
+    # including in the rows of a 2-D array (the multi-row path)
+    row = np.array([0.0, np.nan, -0.0, -np.inf, 0.0, -np.nan, np.inf, -0.0, 1.0, -1.0], dtype)
+    a = np.stack([row, row[::-1], np.roll(row, 3)])
+    a = a if axis == 1 else a.T.copy()
+    x = xp.asarray(a)
+    order = numpy_argsort(a, axis, descending)
+    assert_array_equal(xp.argsort(x, axis=axis, descending=descending), order)
+    assert_array_equal(xp.sort(x, axis=axis, descending=descending),
+                       np.take_along_axis(a, order, axis=axis))  # signs of zeros included
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int16", "uint64"])
+def test_views_with_offsets_and_negative_strides(rng, dtype):
+    base = data(rng, dtype, (7, 9, 4), specials=True)
+    x = xp.asarray(base)
+    views = (lambda t: t[1:, ::-2, 1], lambda t: t[::-1, 2:, ::-1], lambda t: t[:, ::-3, :].mT,
+             lambda t: t[3, ::-1])
+    for view in views:
+        e = view(base)
+        for axis in range(-e.ndim, e.ndim):
+            for descending in (False, True):
+                order = numpy_argsort(e, axis, descending)
+                assert_array_equal(xp.argsort(view(x), axis=axis, descending=descending), order)
+                assert_array_equal(xp.sort(view(x), axis=axis, descending=descending),
+                                   np.take_along_axis(e, order, axis=axis))
+
+
+def test_all_ties_keep_their_order():
+    for dtype in ("int8", "float32", "uint32"):
+        a = np.ones((3, 300), dtype)
+        for axis in (0, 1):
+            for descending in (False, True):
+                assert_array_equal(xp.argsort(xp.asarray(a), axis=axis, descending=descending),
+                                   np.broadcast_to(np.arange(a.shape[axis]).reshape(
+                                       (-1, 1) if axis == 0 else (1, -1)), a.shape).astype(np.int64))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "uint8", "float64"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_large_1d(rng, dtype, descending):
+    n = 1 << 20  # many blocks of every pass of the GPU's radix sort
+    a = (rng.normal(size=n) * 1000).astype(dtype) if dtype.startswith("float") else \
+        rng.integers(0, 200 if dtype == "uint8" else 1 << 40, n).astype(dtype)
+    if dtype.startswith("float"):
+        a[rng.integers(0, n, 1000)] = np.nan
+        a[rng.integers(0, n, 1000)] = -0.0
+        a[rng.integers(0, n, 1000)] = 0.0
+    x = xp.asarray(a)
+    order = numpy_argsort(a, 0, descending)
+    assert_array_equal(xp.argsort(x, descending=descending), order)
+    assert_array_equal(xp.sort(x, descending=descending), a[order])
+
+
+@pytest.mark.parametrize("shape, axis", [((1024, 1024), 0), ((1024, 1024), 1), ((70000, 3), 1),
+                                         ((3, 70000), 0), ((2, 1 << 19), 1)])
+def test_large_rows(rng, shape, axis):
+    a = rng.integers(-50, 50, shape).astype(np.float32)
+    a[rng.random(shape) < 0.01] = np.nan
+    x = xp.asarray(a)
+    for descending in (False, True):
+        order = numpy_argsort(a, axis, descending)
+        assert_array_equal(xp.argsort(x, axis=axis, descending=descending), order)
+        assert_array_equal(xp.sort(x, axis=axis, descending=descending),
+                           np.take_along_axis(a, order, axis=axis))
+
+
+def test_empty_and_length_one_axes():
+    for shape, axis in (((0,), 0), ((0, 5), 1), ((5, 0), 1), ((5, 0), 0), ((1, 6), 0), ((6, 1), 1),
+                        ((2, 1, 3), 1)):
+        a = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)[..., ::-1]
+        for descending in (False, True):
+            assert_array_equal(xp.sort(xp.asarray(a), axis=axis, descending=descending),
+                               np.take_along_axis(a, numpy_argsort(a, axis, descending), axis))
+            assert_array_equal(xp.argsort(xp.asarray(a), axis=axis, descending=descending),
+                               numpy_argsort(a, axis, descending))

@@ -144,6 +144,160 @@ def test_reductions_on_views(rng, view, fn):
         check_close(getattr(xp, fn)(x, axis=axis), getattr(np, fn)(e, axis=axis), "float64", scale=100)
 
 
+# --- every reduction variant: layouts, dtypes, sizes -----------------------------------------
+# On CUDA these pick each kernel variant of arrayx/cuda/reduce.py: contiguous rows (1, 32 or 256
+# lanes a row, vector loads, unaligned row starts), split rows and the all-reduce (two passes),
+# columns (vector and scalar, split or not) and the general strided path.
+
+ALL_DTYPES = ["bool"] + INTS + FLOATS + COMPLEX
+LAYOUTS = {
+    "contiguous": lambda a: a,
+    "offset": lambda a: a[1:, 1:],
+    "negative": lambda a: a[::-1],
+    "transposed": lambda a: a.T,
+    "strided": lambda a: a[::2, 1::3],
+    "negative-transposed": lambda a: a[::-1, ::-2].T,
+    "broadcast": lambda a: a[:1],  # broadcast back to 7 rows below (zero strides)
+}
+REDUCTIONS = {"sum": ALL_DTYPES, "prod": ALL_DTYPES, "mean": INTS + FLOATS + COMPLEX,
+              "max": INTS + FLOATS, "min": INTS + FLOATS, "all": ALL_DTYPES, "any": ALL_DTYPES}
+_RESULT = {"b": "int64", "i": "int64", "u": "uint64"}
+
+
+def _layout_cases():
+    for fn, dtypes in REDUCTIONS.items():
+        for k, dtype in enumerate(dtypes):
+            # every dtype contiguous and in one other layout; float32 and int32 in all of them
+            names = list(LAYOUTS) if dtype in ("float32", "int32") else \
+                ["contiguous", list(LAYOUTS)[1 + k % (len(LAYOUTS) - 1)]]
+            for name in names:
+                yield pytest.param(fn, dtype, name, id=f"{fn}-{dtype}-{name}")
+
+
+def _expected(fn, a, axis, keepdims):
+    kind = a.dtype.kind
+    if fn in ("sum", "prod"):
+        return getattr(np, fn)(a, axis=axis, keepdims=keepdims, dtype=_RESULT.get(kind, a.dtype))
+    if fn == "mean":
+        return np.mean(a, axis=axis, keepdims=keepdims, dtype="float64" if kind in "iu" else a.dtype)
+    return getattr(np, fn)(a, axis=axis, keepdims=keepdims)
+
+
+@pytest.mark.parametrize("fn, dtype, layout", list(_layout_cases()))
+def test_reductions_on_every_layout(rng, fn, dtype, layout):
+    specials = fn in ("max", "min", "any", "all")
+    base = data(rng, dtype, (37, 130), specials=specials,
+                low=0 if dtype.startswith("u") else -3, high=3)
+    if fn == "prod" and dtype in FLOATS + COMPLEX:
+        base = (base / 30 + 1).astype(dtype)  # near 1: no overflow
+    if fn in ("all", "any") and dtype != "bool":
+        base[rng.random(base.shape) < 0.9] = 0  # rows with and without nonzeros
+    view = LAYOUTS[layout]
+    x, a = view(xp.asarray(base)), view(base)
+    if layout == "broadcast":
+        x, a = xp.broadcast_to(x, (7, 130)), np.broadcast_to(a, (7, 130))
+    out = _expected(fn, a, None, False).dtype
+    for axis, keepdims in ((None, False), (0, True), (1, False), (-1, True), ((0, 1), False),
+                           ((-1, -2), True)):
+        r = getattr(xp, fn)(x, axis=axis, keepdims=keepdims)
+        with np.errstate(all="ignore"):
+            expected = _expected(fn, a, axis, keepdims)
+        if fn in ("max", "min"):
+            assert_array_equal(r, expected, check_zero_sign=False)
+        else:
+            check_close(r, expected, out, scale=np.abs(a).sum() + 1)
+
+
+@pytest.mark.parametrize("fn", ["sum", "mean", "max", "prod", "any"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8", "complex64"])
+def test_reductions_of_a_million_elements(rng, fn, dtype):
+    if fn == "max" and dtype == "complex64":
+        pytest.skip("max of complex is undefined")
+    a = data(rng, dtype, (1_000_003,), low=0 if dtype.startswith("u") else -10, high=10)
+    if fn == "prod":
+        a = np.ones_like(a)
+        a[rng.integers(0, a.size, 40)] = 2 if dtype.startswith("u") else -1
+    x = xp.asarray(a)
+    out = _expected(fn, a, None, False).dtype
+    scale = np.abs(a.astype(np.complex128)).sum() + 1
+    for view in (lambda t: t, lambda t: t[3:], lambda t: t[::-1], lambda t: t[::3]):
+        check_close(getattr(xp, fn)(view(x)), _expected(fn, view(a), None, False), out, scale=scale)
+
+
+@pytest.mark.parametrize("rows", [1, 3, 700])
+@pytest.mark.parametrize("length", [1, 2, 7, 31, 32, 33, 100, 1023, 1024, 1025, 5000])
+def test_row_and_column_sums_of_many_shapes(rng, rows, length):
+    a = data(rng, "float32", (rows, length))
+    x = xp.asarray(a)
+    scale = np.abs(a).sum() + 1
+    check_close(xp.sum(x, axis=1), np.sum(a, axis=1), "float32", scale=scale)     # rows
+    check_close(xp.sum(x, axis=0), np.sum(a, axis=0), "float32", scale=scale)     # columns
+    check_close(xp.sum(x[:, 1:], axis=1), np.sum(a[:, 1:], axis=1), "float32", scale=scale)
+    check_close(xp.sum(x[:, 1:], axis=0), np.sum(a[:, 1:], axis=0), "float32", scale=scale)
+    check_close(xp.max(x.T, axis=0), np.max(a.T, axis=0), "float32")
+    check_close(xp.mean(x, axis=0, keepdims=True), np.mean(a, axis=0, keepdims=True), "float32",
+                scale=scale)
+    i = xp.asarray(data(rng, "int16", (rows, length)))
+    assert_array_equal(xp.sum(i, axis=0), np.sum(to_numpy(i), axis=0, dtype=np.int64))
+    assert_array_equal(xp.min(i, axis=1), np.min(to_numpy(i), axis=1))
+
+
+def test_column_sums_of_a_batch_and_long_columns(rng):
+    a = data(rng, "float64", (3, 2000, 130))
+    x = xp.asarray(a)
+    for axis in (1, (0, 1), (1, 2), (0, 2)):
+        check_close(xp.sum(x, axis=axis), np.sum(a, axis=axis), "float64", scale=np.abs(a).sum())
+    b = data(rng, "float32", (200_000, 5))
+    check_close(xp.sum(xp.asarray(b), axis=0), np.sum(b, axis=0), "float32", scale=np.abs(b).sum())
+    c = data(rng, "complex128", (50_000, 4))
+    check_close(xp.mean(xp.asarray(c), axis=0), np.mean(c, axis=0), "complex128", scale=10)
+
+
+def test_many_dims_and_axis_tuples(rng):
+    a = data(rng, "float64", (2, 3, 4, 5, 6, 7))
+    x = xp.asarray(a)
+    view = (slice(None, None, -1), slice(None), slice(None, None, 2), slice(1, None), slice(None),
+            slice(None, None, -3))
+    for axis in ((0, 2, 4), (1, 3, 5), (-1, 0), (1, 2, 3, 4), (5,), (0, 1, 2, 3, 4, 5)):
+        check_close(xp.sum(x, axis=axis), np.sum(a, axis=axis), "float64", scale=1e4)
+        check_close(xp.sum(x[view], axis=axis), np.sum(a[view], axis=axis), "float64", scale=1e4)
+        t = xp.permute_dims(x, (3, 1, 5, 0, 4, 2))
+        check_close(xp.prod(t / 10 + 1, axis=axis, keepdims=True),
+                    np.prod(np.transpose(a, (3, 1, 5, 0, 4, 2)) / 10 + 1, axis=axis, keepdims=True),
+                    "float64", scale=1e3)
+
+
+def test_integer_sums_wrap_like_numpy():
+    big = np.array([2**62, 2**62, 2**62, 3], dtype=np.int64)
+    assert_array_equal(xp.sum(xp.asarray(big)), np.sum(big))
+    ubig = np.array([2**63, 2**63, 5], dtype=np.uint64)
+    assert_array_equal(xp.sum(xp.asarray(ubig)), np.sum(ubig))
+    assert_array_equal(xp.prod(xp.asarray(np.full(70, 3, np.int64))), np.prod(np.full(70, 3, np.int64)))
+    u8 = np.full((3, 300), 200, dtype=np.uint8)
+    assert_array_equal(xp.sum(xp.asarray(u8), axis=1, dtype=xp.uint8), np.sum(u8, axis=1, dtype=np.uint8))
+    assert_array_equal(xp.max(xp.asarray(ubig)), np.uint64(2**63))
+
+
+def test_all_any_nonzero_rule():
+    z = np.array([complex(0, 0), complex(0, 1), complex(-0.0, -0.0)])
+    assert_array_equal(xp.any(xp.asarray(z[[0, 2]])), np.bool_(False))
+    assert_array_equal(xp.any(xp.asarray(z)), np.bool_(True))
+    assert_array_equal(xp.all(xp.asarray(z[1:2])), np.bool_(True))
+    assert_array_equal(xp.all(xp.asarray(np.array([np.nan, -1.0]))), np.bool_(True))
+    assert_array_equal(xp.all(xp.asarray(np.array([np.nan, -0.0]))), np.bool_(False))
+    assert_array_equal(xp.all(xp.asarray(np.zeros((0, 3))), axis=0), np.ones(3, bool))
+    assert_array_equal(xp.any(xp.asarray(np.zeros((0, 3))), axis=0), np.zeros(3, bool))
+    assert_array_equal(xp.all(xp.asarray(np.zeros((2, 0))), axis=1, keepdims=True),
+                       np.ones((2, 1), bool))
+
+
+def test_float32_sum_accuracy_of_ten_million(rng):
+    a = rng.random(10_000_000, dtype=np.float32)
+    exact = np.sum(a.astype(np.float64))
+    got = float(xp.sum(xp.asarray(a)))
+    assert abs(got - exact) <= 1e-5 * exact  # NumPy's pairwise float32 sum does as well
+
+
 # --- max / min -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("fn", ["max", "min"])
@@ -396,3 +550,145 @@ def test_special_values_emit_no_numpy_warnings():
         xp.cumulative_sum(big)
         xp.max(x)
         xp.min(x)
+
+
+# --- cumulative: every dtype and layout, long inputs, many rows (the CUDA scan kernels) -----
+
+CUM_FNS = {"cumulative_sum": np.cumsum, "cumulative_prod": np.cumprod}
+
+
+def _cum_expected(fn, a, axis, out, include_initial):
+    expected = CUM_FNS[fn](a.astype(out) if a.dtype != out else a, axis=axis, dtype=out)
+    if include_initial:
+        shape = list(a.shape)
+        shape[axis] = 1
+        first = np.full(shape, 0 if fn == "cumulative_sum" else 1, dtype=out)
+        expected = np.concatenate([first, expected], axis=axis)
+    return expected
+
+
+def _small(rng, dtype, shape, fn):
+    """Values whose running sums/products stay exact in every dtype (no rounding to compare)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return rng.random(shape) < 0.7
+    if fn == "cumulative_prod":
+        choices = [1, 1, 1, 2] if dtype.kind == "u" else [1, -1, 1, 2]
+        if dtype.kind == "c":
+            return rng.choice(np.array([1, -1, 1j, -1j], dtype=dtype), size=shape)
+        return rng.choice(np.array(choices, dtype=dtype), size=shape)
+    a = rng.integers(0 if dtype.kind == "u" else -3, 4, size=shape)
+    if dtype.kind == "c":
+        a = a + 1j * rng.integers(-2, 3, size=shape)
+    return a.astype(dtype)
+
+
+@pytest.mark.parametrize("fn", ["cumulative_sum", "cumulative_prod"])
+@pytest.mark.parametrize("dtype", INTS + FLOATS + COMPLEX + ["bool"])
+@pytest.mark.parametrize("shape, axis", [((5000,), 0), ((3, 700), 1), ((700, 3), 0),
+                                         ((4, 5, 6), 1), ((2, 3, 300), -1)])
+@pytest.mark.parametrize("include_initial", [False, True])
+def test_cumulative_every_dtype_exact(rng, fn, dtype, shape, axis, include_initial):
+    a = _small(rng, dtype, shape, fn)
+    kind = np.dtype(dtype).kind
+    out = np.dtype({"b": "int64", "i": "int64", "u": "uint64"}.get(kind, dtype))
+    r = getattr(xp, fn)(xp.asarray(a), axis=axis, include_initial=include_initial)
+    # a complex product's zero parts are signed by how (a*c - b*d) rounds: the GPU's fused
+    # multiply-add may sign them differently from NumPy, as for multiply itself
+    assert_array_equal(r, _cum_expected(fn, a, axis, out, include_initial),
+                       check_zero_sign=not (fn == "cumulative_prod" and kind == "c"))
+
+
+VIEWS = {
+    "offset": lambda a: a[1:],
+    "step": lambda a: a[::3],
+    "reversed": lambda a: a[::-1],
+    "transposed": lambda a: a.T,
+    "rows": lambda a: a[:, 1:-1],
+    "reversed-cols": lambda a: a[:, ::-2],
+    "offset-2d": lambda a: a[1:, 1:],
+}
+
+
+@pytest.mark.parametrize("view", list(VIEWS))
+@pytest.mark.parametrize("dtype", ["float32", "int16", "complex64", "uint8"])
+@pytest.mark.parametrize("include_initial", [False, True])
+def test_cumulative_sum_views(rng, view, dtype, include_initial):
+    shape = (20001,) if view in ("offset", "step", "reversed") else (600, 41)
+    base = _small(rng, dtype, shape, "cumulative_sum")
+    a = VIEWS[view](base)
+    x = VIEWS[view](xp.asarray(base))
+    out = np.dtype({"i": "int64", "u": "uint64"}.get(np.dtype(dtype).kind, dtype))
+    for axis in range(a.ndim):
+        r = xp.cumulative_sum(x, axis=axis, include_initial=include_initial)
+        assert_array_equal(r, _cum_expected("cumulative_sum", a, axis, out, include_initial))
+
+
+@pytest.mark.parametrize("shape, axis", [((3_000_001,), 0), ((3, 1_000_003), 1),
+                                         ((1_000_003, 3), 0), ((20000, 3), 1), ((3, 70000), 0),
+                                         ((5000, 37), 1), ((37, 5000), 0), ((2, 70000, 2), 1)])
+def test_cumulative_sum_long_and_many_rows(rng, shape, axis):
+    # many tiles (the look-back runs) and many short rows sharing tiles; exact integer values
+    a = rng.integers(-3, 4, size=shape).astype(np.float64)
+    x = xp.asarray(a)
+    assert_array_equal(xp.cumulative_sum(x, axis=axis), np.cumsum(a, axis=axis))
+    a32 = a.astype(np.float32)
+    assert_array_equal(xp.cumulative_sum(xp.asarray(a32), axis=axis), np.cumsum(a32, axis=axis))
+    i = a.astype(np.int32)
+    assert_array_equal(xp.cumulative_sum(xp.asarray(i), axis=axis, include_initial=True),
+                       _cum_expected("cumulative_sum", i, axis, np.dtype("int64"), True))
+
+
+def test_cumulative_float_accuracy_and_wrapping(rng):
+    a = rng.uniform(0, 1, size=1_000_000).astype(np.float32)
+    r = to_numpy(xp.cumulative_sum(xp.asarray(a)))
+    exact = np.cumsum(a.astype(np.float64))
+    assert np.max(np.abs(r - exact) / exact) < 1e-4
+    # integer accumulation wraps modulo 2^width in the requested dtype
+    big = np.full(3000, 2**30, dtype=np.int32)
+    assert_array_equal(xp.cumulative_sum(xp.asarray(big), dtype=xp.int32),
+                       np.cumsum(big, dtype=np.int32))
+    u = np.full(5000, 200, dtype=np.uint8)
+    assert_array_equal(xp.cumulative_sum(xp.asarray(u), dtype=xp.uint8), np.cumsum(u, dtype=np.uint8))
+    assert_array_equal(xp.cumulative_prod(xp.asarray(np.full(70, 3, np.int64))),
+                       np.cumprod(np.full(70, 3, np.int64)))
+    # int8 input accumulated as float32 / complex64
+    i8 = rng.integers(-100, 100, size=(50, 40)).astype(np.int8)
+    for dt in (np.float32, np.complex64, np.int16):
+        assert_array_equal(xp.cumulative_sum(xp.asarray(i8), axis=1, dtype=dt),
+                           np.cumsum(i8.astype(dt), axis=1, dtype=dt))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+def test_cumulative_special_values_and_signed_zeros(dtype):
+    z = np.array([-0.0, -0.0, -0.0], dtype=dtype)
+    for include_initial in (False, True):
+        assert_array_equal(xp.cumulative_sum(xp.asarray(z), include_initial=include_initial),
+                           _cum_expected("cumulative_sum", z, 0, z.dtype, include_initial))
+    s = np.array([1.0, np.nan, 2.0, np.inf, -np.inf, 3.0] * 2000, dtype=dtype)
+    assert_array_equal(xp.cumulative_sum(xp.asarray(s)), np.cumsum(s))
+    p = np.array([2.0, np.inf, 0.0, 5.0] * 100, dtype=dtype)
+    assert_array_equal(xp.cumulative_prod(xp.asarray(p)), np.cumprod(p))
+    rows = np.tile(np.array([[-0.0, 1.0, np.nan], [np.inf, -0.0, -0.0]], dtype=dtype), (300, 1))
+    assert_array_equal(xp.cumulative_sum(xp.asarray(rows), axis=1), np.cumsum(rows, axis=1))
+    assert_array_equal(xp.cumulative_sum(xp.asarray(rows), axis=0), np.cumsum(rows, axis=0))
+    if dtype.startswith("complex"):
+        c = np.array([complex(np.inf, 1), 1j, -1j, 2.0] * 3, dtype=dtype)
+        assert_array_equal(xp.cumulative_prod(xp.asarray(c[:1])), c[:1])  # the first value exactly
+        assert_array_equal(xp.cumulative_sum(xp.asarray(c)), np.cumsum(c))
+
+
+@pytest.mark.parametrize("fn", ["cumulative_sum", "cumulative_prod"])
+def test_cumulative_empty_and_degenerate_shapes(fn):
+    f = getattr(xp, fn)
+    ident = 0 if fn == "cumulative_sum" else 1
+    for shape, axis in [((0,), 0), ((0, 5), 0), ((0, 5), 1), ((5, 0), 1), ((5, 0), 0),
+                        ((2, 0, 3), 1), ((1,), 0), ((1, 1, 1), 1), ((4, 1), 0), ((1, 4), 0)]:
+        a = np.ones(shape, np.float32)
+        for include_initial in (False, True):
+            assert_array_equal(f(xp.asarray(a), axis=axis, include_initial=include_initial),
+                               _cum_expected(fn, a, axis, a.dtype, include_initial))
+    assert_array_equal(f(xp.asarray(np.zeros((3, 0), np.int8)), axis=1, include_initial=True),
+                       np.full((3, 1), ident, np.int64))
+    with pytest.raises(ValueError):
+        f(xp.asarray(1.0))

@@ -45,6 +45,8 @@ def roll(a, shift, axes):
 
 
 def repeat(a, repeats, axis):
+    if isinstance(repeats, np.ndarray) and repeats.dtype == np.uint64:
+        repeats = repeats.astype(np.int64)  # NumPy refuses uint64 counts (no safe cast to intp)
     return np.repeat(a, repeats, axis=axis)
 
 

@@ -19,18 +19,30 @@ Modules, one per concern:
   precompile   fills the kernel disk cache for a compute capability without a GPU
   transfer     host <-> device copies (pinned staging where it pays)
   dlpack       DLPack export/import, __cuda_array_interface__ import
+  reduce       reductions (sum, prod, max, min, mean, all, any) and argmax/argmin
+  scan         cumulative sums/products, nonzero, boolean-mask selection and assignment
+  search       searchsorted (binary search)
+  indexing     gather/scatter: take, take_along_axis, integer-array and boolean keys
+  manipulation concat, roll, repeat
+  sort         sort and argsort (CUB radix sort through cuda-cccl)
+  sets         unique_* and isin, built on sort
   primitives   the backend's primitives, registered below
 """
 
 from __future__ import annotations
 
 from .._registry import register_backend
-from . import fft as _fft, linalg as _linalg, primitives as _primitives
+from . import (fft as _fft, indexing as _indexing, linalg as _linalg, manipulation as _manipulation,
+               primitives as _primitives, reduce as _reduce, scan as _scan, search as _search,
+               sets as _sets, sort as _sort)
 from .runtime import (CudaContextLost, CudaError, CudaKernelError, Event, Stream,  # noqa: F401
                       device_count, synchronize, unavailable_reason)
 from .array import CudaArray  # noqa: F401
 
-register_backend("cuda", {**_primitives.PRIMITIVES, **_linalg.PRIMITIVES, **_fft.PRIMITIVES})
+register_backend("cuda", {**_primitives.PRIMITIVES, **_linalg.PRIMITIVES, **_fft.PRIMITIVES,
+                          **_reduce.PRIMITIVES, **_scan.PRIMITIVES, **_search.PRIMITIVES,
+                          **_indexing.PRIMITIVES, **_manipulation.PRIMITIVES, **_sort.PRIMITIVES,
+                          **_sets.PRIMITIVES})
 
 
 def is_available() -> bool:

@@ -479,6 +479,10 @@ def assign(dst: CudaArray, src) -> CudaArray:
     """dst[...] = src (a CudaArray broadcastable to dst.shape, cast to dst.dtype, or a scalar)."""
     if not isinstance(src, CudaArray):
         return fill(dst, src)
+    if len(src.shape) > len(dst.shape) or any(
+            n != m and n != 1 for n, m in zip(src.shape[::-1], dst.shape[::-1])):
+        raise ValueError(f"could not broadcast a value of shape {src.shape} into a selection of "
+                         f"shape {dst.shape}")
     if dst.size and src.size and _overlaps(dst, src) and not (dst.buffer is src.buffer and
                                                               dst.offset == src.offset and
                                                               dst.strides == src.strides):

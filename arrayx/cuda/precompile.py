@@ -6,8 +6,13 @@ Compiles every elementwise kernel the CUDA backend can launch for arrays under 2
 each elementwise function of the standard for every dtype it allows, with each operand an array
 or a Python scalar, in the vec layout, the strided layouts (1, 3 and 6 dims) and, for one-input
 operations, the transposing tile; casts between every pair of dtypes, fill, where, clip and the
-creation kernels. Keys are the run-time keys (compiler.cache_key), so a GPU machine given this
-cache folder compiles nothing (64-bit strided variants, for larger arrays, compile on first use).
+creation kernels; the commonest reduction kernels (reduce.common_specs); the common
+gather/scatter kernels (indexing.common_specs) and repeat's (manipulation.kernel_specs); the
+scans, flag scans, nonzero/mask and searchsorted kernels (scan.precompile_specs,
+search.precompile_specs: names scan_, mask_, nonzero_, searchsorted_). Keys
+are the run-time keys (compiler.cache_key), so a GPU machine given this cache folder compiles
+nothing for these (64-bit strided variants, for larger arrays, and rarer reductions compile on
+first use).
 """
 
 from __future__ import annotations
@@ -79,8 +84,17 @@ def specs(only=None):
         for upper in (False, True):
             out += _family("triu" if upper else "tril", ops.triangle_op(dt, upper),
                            ("a", "s", "s", "s"), (dt, I64, I64, I64))
+    from .sets import precompile_specs as sort_and_set_specs
+    out += sort_and_set_specs()
+    from .reduce import common_specs
+    out += common_specs()
+    from . import indexing, manipulation
+    out += indexing.common_specs() + manipulation.kernel_specs()
+    from . import scan, search
+    out += scan.precompile_specs() + search.precompile_specs()
     if only:
-        out = [s for s in out if any(s.name.startswith(f"ew_{n}_") for n in only)]
+        out = [s for s in out if any(s.name.startswith((f"ew_{n}_", f"red_{n}_", f"{n}_"))
+                                     for n in only)]
     return out
 
 

@@ -1,9 +1,7 @@
 """The CUDA backend's primitives (names and semantics: arrayx/_backend.py).
 
 Views (getitem with basic keys, reshape when the layout allows, permute_dims, broadcast_to) only
-change metadata. Anything this backend does not implement yet goes through
-``_registry.host_fallback`` (a host round trip that warns once, or raises under
-``set_host_fallback('error')``).
+change metadata; keys with index arrays go to the gather/scatter kernels (indexing.py).
 """
 
 from __future__ import annotations
@@ -12,18 +10,13 @@ import operator
 
 import numpy as np
 
-from . import dlpack, elementwise, layout, transfer
+from . import dlpack, elementwise, indexing, layout, transfer
 from . import elementwise_ops as ops
 from .array import CudaArray, c_strides, new_array
 from . import runtime
 
 
 _I64 = np.dtype("int64")
-
-
-def _fallback(name):
-    from .._registry import host_fallback
-    return host_fallback("cuda", name)
 
 
 # ---- transfers and creation ---------------------------------------------------------------
@@ -258,30 +251,18 @@ def getitem(a, key):
         key = (key,)
     if _is_basic(key):
         return basic_view(a, key)
-    return _fallback("getitem")(a, key)
+    return indexing.getitem(a, key)
 
 
 def setitem(a, key, value):
     if not isinstance(key, tuple):
         key = (key,)
+    if isinstance(value, CudaArray) and value.device_index != a.device_index:
+        value = transfer.from_host(a.device_index, transfer.to_host(value))
     if _is_basic(key):
-        view = basic_view(a, key)
-        if isinstance(value, CudaArray) and value.device_index != a.device_index:
-            value = transfer.from_host(a.device_index, transfer.to_host(value))
-        elementwise.assign(view, value)
+        elementwise.assign(basic_view(a, key), value)
         return
-    # Advanced keys: run the CPU backend's setitem on a host copy and write it back. A native
-    # value keeps the fallback's device bookkeeping (it needs one native array among the args).
-    host = transfer.to_host(a)
-    if not isinstance(value, CudaArray):
-        value = full(runtime_device(a.device_index), (), value, a.dtype)
-    _fallback("setitem")(host, key, value)
-    transfer.write_from_host(a, host)
-
-
-def runtime_device(index):
-    from .._devices import cuda_device
-    return cuda_device(index)
+    indexing.setitem(a, key, value)
 
 
 PRIMITIVES = {

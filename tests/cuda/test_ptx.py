@@ -157,3 +157,166 @@ def test_entry_name_and_cubin_link():
     if cubin is None:
         pytest.skip("nvJitLink unavailable")
     assert cubin[:4] == b"\x7fELF"
+
+
+# --- sort, unique, isin (arrayx/cuda/sort.py, sets.py) -----------------------------------------
+
+def test_sort_and_set_kernels_compile_without_local_memory():
+    from arrayx.cuda import sets
+    for spec in sets.precompile_specs():
+        ptx = _ptx(spec)
+        assert ".local" not in ptx, spec.name
+        if spec.name.startswith(("ew_nan_canon", "ew_radix_word")) and spec.name.endswith("x1") \
+                and "complex64" not in spec.name:
+            mem = _mem_ops(ptx)
+            assert any(_is_16_bytes(m, "ld") for m in mem if m.count(".") >= 3), (spec.name, mem)
+            assert any(_is_16_bytes(m, "st") for m in mem if m.count(".") >= 3), (spec.name, mem)
+
+
+def test_isin_search_is_a_loop_over_global_loads():
+    from arrayx.cuda import sets
+    ptx = _ptx(sets.isin_search_spec(np.dtype("complex128")))
+    assert "ld.global.u64" in ptx and "st.global.u8" in ptx and ".local" not in ptx
+
+
+# ---- reductions (arrayx/cuda/reduce.py) ----------------------------------------------------
+
+def _reduce_specs():
+    from arrayx.cuda.reduce import Op, column_spec, group_spec
+    c64, u8, u64 = np.dtype("complex64"), np.dtype("uint8"), np.dtype("uint64")
+    yield "sum-contig", group_spec(Op("sum", F32, F32), "contig", 256, 4, True, 1, 0, True, 32)
+    yield "sum-contig-split", group_spec(Op("sum", F32, F32), "contig", 256, 4, True, 1, 0, False, 32)
+    yield "sum-column", column_spec(Op("sum", F32, F32), 4, True, True)
+    yield "argmax-contig", group_spec(Op("argmax", F32, I64), "contig", 256, 4, True, 1, 0, False, 32)
+    yield "argmax-second-pass", group_spec(Op("argmax", F32, I64, arg_in=True), "contig", 32, 1,
+                                           False, 1, 0, True, 32)
+    yield "argmin-column", column_spec(Op("argmin", u64, I64), 2, True, False)
+    yield "prod-complex-general", group_spec(Op("prod", c64, c64), "general", 32, 1, False, 3, 3,
+                                             True, 64)
+    yield "max-uint8-rows", group_spec(Op("max", u8, u8), "contig", 32, 16, True, 6, 0, True, 32)
+    yield "any-complex-column", column_spec(Op("any", c64, B), 1, False, True)
+    yield "mean-int-general", group_spec(Op("mean", np.dtype("int8"), np.dtype("float64")),
+                                         "general", 256, 1, False, 1, 6, True, 32)
+
+
+@pytest.mark.parametrize("name, spec", list(_reduce_specs()), ids=lambda v: v if isinstance(v, str) else "")
+def test_reduce_kernels_compile_without_local_memory(name, spec):
+    ptx = _ptx(spec)
+    assert ".local" not in ptx
+    if name in ("sum-contig", "sum-contig-split", "sum-column", "argmax-contig"):
+        assert "ld.global.v4.f32" in ptx
+
+
+# --- gather/scatter (indexing.py) and repeat (manipulation.py) -----------------------------
+def _gather_spec(*args):
+    from arrayx.cuda import indexing
+    return indexing.kernel_spec(*args)
+
+
+@pytest.mark.parametrize("index_dtype, vec", [("int64", "ld.global.v2.u64"), ("int32", "v4"),
+                                              ("int16", "ld.global.v4.u32"),
+                                              ("uint8", "ld.global.v2.u32")])
+def test_gather_vec_kernel_loads_index_vectors(index_dtype, vec):
+    dt = np.dtype(index_dtype)
+    V = min(8, 16 // dt.itemsize)
+    ptx = _ptx(_gather_spec("gather", "uint32", False, (dt,), "vec", 1, 64, V))
+    ops_seen = _mem_ops(ptx)
+    assert any(o.startswith("ld.global." + vec.split("ld.global.")[-1]) for o in ops_seen), ops_seen
+    # 8 random reads per thread, stored as vectors of V float32 (16 bytes from 4 lanes)
+    assert sum(1 for line in ptx.splitlines() if line.strip().startswith("ld.global.u32")) >= 8
+    assert any(o.startswith("st.global.v") for o in ops_seen), ops_seen
+    assert ".local" not in ptx
+
+
+def test_gather_complex128_moves_16_byte_values():
+    ptx = _ptx(_gather_spec("gather", "complex128", True, (I64,), "vec", 1, 64, 2))
+    assert "ld.global.v2.f64" in ptx and "st.global.v2.f64" in ptx and ".local" not in ptx
+
+
+@pytest.mark.parametrize("op", ["gather", "scatter", "check"])
+def test_nd_gather_scatter_check_kernels(op):
+    dts = (I64, np.dtype("uint16"))
+    ptx = _ptx(_gather_spec(op, "complex128", True, dts, "nd", 3, 32, 1))
+    assert "rem.u32" in ptx or "div.u32" in ptx  # 32-bit coordinates
+    assert ".local" not in ptx
+    if op == "scatter":
+        assert "st.global.v2.f64" in ptx  # one 16-byte store: a scattered value is never torn
+    if op == "check":
+        assert "f64" not in ptx  # reads indices only
+
+
+def test_nd_kernels_of_many_dims_and_64_bit_coordinates():
+    ptx = _ptx(_gather_spec("gather", "uint8", False, (I64, I64, I64), "nd", 7, 64, 1))
+    assert ".local" not in ptx
+    ptx = _ptx(_gather_spec("scatter", "uint64", False, (), "nd", 1, 64, 1))
+    assert ".local" not in ptx
+
+
+def test_repeat_kernels_compile():
+    from arrayx.cuda import manipulation
+    for spec in manipulation.kernel_specs():
+        assert ".local" not in _ptx(spec)
+
+
+# --- scan.py and search.py: decoupled look-back scans, flags, masks, binary search -------------
+
+@pytest.mark.parametrize("segmented", [True, False])
+def test_row_scan_float32_moves_vectors_and_uses_relaxed_status_words(segmented):
+    from arrayx.cuda import scan
+    ptx = _ptx(scan.row_spec("sum", F32, F32, False, "v", "v", 32, segmented))
+    ops_seen = _mem_ops(ptx)
+    assert "ld.global.v4.f32" in ops_seen and "st.global.v4.f32" in ops_seen, ops_seen
+    # the status word: one 64-bit relaxed load / store (flag and value packed in one word)
+    assert "ld.relaxed.gpu.global.u64" in ptx and "st.relaxed.gpu.global.u64" in ptx
+    assert "atom.global.add.u64" in ptx  # the dynamic tile id
+    assert ".local" not in ptx
+
+
+def test_fused_mask_selection_reads_x_vectors():
+    from arrayx.cuda import scan
+    ptx = _ptx(scan.row_spec("sum", B, np.dtype("int32"), True, "v", "v", 32, False, "uint32"))
+    ops_seen = _mem_ops(ptx)
+    assert "ld.global.u32" in ops_seen and "ld.global.v4.u32" in ops_seen, ops_seen
+    assert ".local" not in ptx
+
+
+@pytest.mark.parametrize("op, src, dst, kinds, bits", [
+    ("prod", "complex128", "complex128", "ss", 64),   # split status words, 64-bit positions
+    ("sum", "bool", "int64", "vs", 32),
+    ("sum", "int8", "int8", "vv", 32),                # 16 elements a vector, widened shuffles
+    ("prod", "uint16", "uint32", "sv", 32),
+    ("sum", "float64", "complex128", "vv", 32),
+])
+def test_row_scan_kernels_compile_without_local_memory(op, src, dst, kinds, bits):
+    from arrayx.cuda import scan
+    ptx = _ptx(scan.row_spec(op, np.dtype(src), np.dtype(dst), False, kinds[0], kinds[1], bits))
+    assert ".local" not in ptx
+    if kinds == "vv" and np.dtype(dst).itemsize == 16:
+        assert "st.global.v2.f64" in ptx
+
+
+def test_flag_scan_reads_mask_words_and_writes_rank_vectors():
+    from arrayx.cuda import scan
+    ptx = _ptx(scan.row_spec("sum", B, np.dtype("int32"), True, "v", "v", 32))
+    ops_seen = _mem_ops(ptx)
+    assert "ld.global.u32" in ops_seen and "st.global.v4.u32" in ops_seen, ops_seen
+    assert ".local" not in ptx
+
+
+def test_mask_and_nonzero_kernels():
+    from arrayx.cuda import scan
+    I32 = np.dtype("int32")
+    ptx = _ptx(scan.compact_spec("uint32", I32, 4))
+    assert "ld.global.v4.u32" in ptx and ".local" not in ptx  # x and the ranks as vectors
+    for spec in (scan.compact_spec("complex128", I64, 1), scan.coords_spec(I32, 3, 32),
+                 scan.coords_spec(I64, 1, 64), scan.masked_scatter_spec("uint16", I32, 3, 32),
+                 scan.column_spec("sum", F32, np.dtype("float64"), 32),
+                 scan.column_spec("prod", np.dtype("complex64"), np.dtype("complex64"), 64)):
+        assert ".local" not in _ptx(spec)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "uint8"])
+def test_searchsorted_kernels(dtype):
+    from arrayx.cuda import search
+    for side in ("left", "right"):
+        assert ".local" not in _ptx(search.kernel_spec(np.dtype(dtype), side))

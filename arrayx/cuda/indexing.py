@@ -1,0 +1,578 @@
+"""The gather/scatter kernel family: take, take_along_axis, and integer/boolean-array keys of
+``x[key]`` and ``x[key] = value``.
+
+Every one of these is one computation. Over an output (for a scatter: the selection) of some
+shape, element ``c`` lives at
+
+    base + sum_d c_d * st_d + sum_k wrap_k(idx_k[sum_d c_d * ist_kd]) * ax_k
+
+in the source (the destination of a scatter): ``st`` strides the sliced dims (0 on the dims the
+index arrays produce), index array ``k`` is read at its own strides over the output (0 where it
+broadcasts) and moves along one axis of size ``n_k`` and stride ``ax_k``. ``wrap`` adds ``n_k``
+to a negative index. take is one index array over (pre, m, post); take_along_axis one whose
+strides are those of `indices`; a key of integer arrays one per array, broadcast together and
+placed as NumPy places them (``plan_key``). Python ints in a key with arrays are NumPy's 0-d
+advanced indices: a constant offset that takes part in the placement rule.
+
+Bounds: an index outside [-n, n) is clamped to 0 (a gather reads a valid element) or skipped (a
+scatter writes nothing there), and sets a per-stream device flag. Every writer stores the same
+value 1, so plain stores are race-free without atomics. The host reads the flag once after the
+launch (one 4-byte copy: the one synchronisation) and raises IndexError: never an illegal memory
+access, and the context lives on (DESIGN.md: PyTorch's device assert kills it). A scatter first
+runs a check-only kernel and reads its flag, so a key with a bad index writes nothing, as in
+NumPy (still one synchronisation).
+
+Data moves as raw bits: one unsigned integer of the itemsize (complex64 as one uint64, bool as
+uint8) and complex128 as one 16-byte vector access, so a scattered element is always written by
+one store, never torn. Layouts, chosen on the host after collapsing dims (layout.collapse):
+
+* ``vec`` (gather over a 1-D collapsed output whose index array is contiguous and aligned): each
+  thread loads U vectors of V = min(8, 16 // index itemsize) indices with 16-byte loads and keeps
+  U * V = 8 independent random reads in flight (a random read moves a 32-byte sector whatever its
+  size: latency, not bandwidth, bounds a gather unless many are outstanding), then stores them as
+  vectors.
+* ``nd``: anything else, U = 4 elements per thread, every index load issued before the checks and
+  every data load issued after them, so each thread has 4 loads in flight in both phases;
+  specialised on the padded dim count and 32/64-bit coordinate arithmetic, like elementwise.
+
+Keys holding exactly one boolean array (and ints, slices, None, Ellipsis) go to the mask
+selection kernels of scan.py; other boolean arrays become integer arrays through scan.nonzero.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from . import compiler, elementwise, layout, runtime, transfer
+from .array import CudaArray, c_strides, new_array
+from .elementwise_ops import PREAMBLE
+
+BLOCK = 256
+ND_UNROLL = 4        # elements per thread on the nd layout
+VEC_ELEMENTS = 8     # indices per thread on the vec layout (U vectors of V)
+ND_DIMS = (1, 3, 6)  # nd kernels exist for these dim counts; others padded up (or exact beyond)
+_U32 = np.dtype("uint32")
+_I64 = np.dtype("int64")
+
+
+# ---- kernel source ------------------------------------------------------------------------
+
+def storage(itemsize: int, ptrs) -> tuple:
+    """(numba element type, wide) moving elements of `itemsize` bytes as raw bits; `wide`: a
+    16-byte element moved by one vector access (needs every pointer 16-byte aligned)."""
+    if itemsize == 16:
+        wide = all(p % 16 == 0 for p in ptrs)
+        return "complex128", wide
+    return f"uint{8 * itemsize}", False
+
+
+def _load(ptr, off, wide):
+    return f"vload1({ptr}, {off})[0]" if wide else f"{ptr}[{off}]"
+
+
+def _store(ptr, off, value, wide):
+    return f"vstore1({ptr}, {off}, ({value},))" if wide else f"{ptr}[{off}] = {value}"
+
+
+def _wrap(raw: str, v: str, k: int) -> list:
+    """Statements: `v` = index `raw` of array k wrapped into [0, n_k), 0 and err set if outside.
+    Every integer dtype goes through int64: uint64 values >= 2**63 count as negative, as NumPy's
+    cast to intp does."""
+    return [f"{v} = int64({raw})",
+            f"{v} = {v} + i{k}_n if {v} < 0 else {v}",
+            f"b{v} = uint64({v}) >= uint64(i{k}_n)",
+            f"err = err | b{v}",
+            f"{v} = int64(0) if b{v} else {v}"]
+
+
+def kernel_spec(op: str, elem: str, wide: bool, idx_dtypes: tuple, lay: str, D: int = 1,
+                bits: int = 64, V: int = 1):
+    """Source of one gather ('gather'), scatter ('scatter') or bounds check ('check': a scatter
+    that only reads the indices and sets the flag) kernel. `idx_dtypes`: the index arrays'
+    dtypes; `lay`: 'nd' (D padded dims, `bits`-bit coordinates) or 'vec' (gather, one index
+    array read V at a time)."""
+    K = len(idx_dtypes)
+    gather = op == "gather"
+    main = "src" if gather else "dst"  # the side the indices address
+    args = ["out", "src"] if gather else ["dst", "val"]
+    argtypes = [elem + "*", elem + "*"]
+    args += [f"idx{k}" for k in range(K)] + ["flag", "n"]
+    argtypes += [f"{np.dtype(d).name}*" for d in idx_dtypes] + ["uint32*", "int64"]
+    idx_t = "uint32" if bits == 32 else "int64"
+    if lay == "nd":
+        args += [f"sh{j}" for j in range(D)] + [f"{main}_st{j}" for j in range(D)]
+        argtypes += [idx_t] * D + ["int64"] * D
+        if not gather:
+            args += [f"val_st{j}" for j in range(D)]
+            argtypes += ["int64"] * D
+        for k in range(K):
+            args += [f"i{k}_st{j}" for j in range(D)]
+            argtypes += ["int64"] * D
+    for k in range(K):
+        args += [f"i{k}_n", f"i{k}_ax"]
+        argtypes += ["int64", "int64"]
+    body = ["    tid = cuda.threadIdx.x", "    bdim = cuda.blockDim.x", "    blk = cuda.blockIdx.x",
+            "    err = False"]
+
+    if lay == "vec":
+        assert gather and K == 1
+        U = VEC_ELEMENTS // V
+        isz = {"uint8": 1, "uint16": 2, "uint32": 4, "uint64": 8, "complex128": 16}[elem]
+        chunk = max(1, min(V, 16 // isz))  # elements per vector store
+        lanes = [(u, l) for u in range(U) for l in range(V)]
+        body += [f"    v = blk * ({U} * bdim) + tid",
+                 f"    if (blk + 1) * ({U * V} * bdim) <= n:"]
+        body += [f"        j{u} = (v + {u} * bdim) * {V}" for u in range(U)]
+        for u in range(U):  # every index vector first: U 16-byte loads in flight
+            names = ", ".join(f"r{u}_{l}" for l in range(V))
+            body.append(f"        {names}{',' if V == 1 else ''} = vload{V}(idx0, j{u})")
+        for u, l in lanes:
+            body += ["        " + s for s in _wrap(f"r{u}_{l}", f"w{u}_{l}", 0)]
+        for u, l in lanes:  # then every data load: U * V random reads in flight
+            body.append(f"        x{u}_{l} = {_load('src', f'w{u}_{l} * i0_ax', wide)}")
+        for u in range(U):
+            for c in range(0, V, chunk):
+                if wide:
+                    body.append("        " + _store("out", f"j{u} + {c}", f"x{u}_{c}", True))
+                else:
+                    vals = ", ".join(f"x{u}_{l}" for l in range(c, c + chunk))
+                    body.append(f"        vstore{chunk}(out, j{u} + {c}, ({vals}{',' if chunk == 1 else ''}))")
+        body += ["    else:", f"        for u in range({U}):",
+                 f"            j = (v + u * bdim) * {V}", f"            e = j + {V}",
+                 "            if e > n:", "                e = n", "            while j < e:"]
+        body += ["                " + s for s in _wrap("idx0[j]", "w", 0)]
+        body += ["                " + _store("out", "j", _load("src", "w * i0_ax", wide), wide),
+                 "                j += 1"]
+    elif lay == "nd":
+        def dot(u, name):
+            return " + ".join(f"c{u}_{j} * {name}{j}" for j in range(D))
+
+        def coords(u, ind):  # coordinates, offsets, and the raw index loads
+            lines = [f"r{u} = uint32(p{u})" if bits == 32 else f"r{u} = p{u}"]
+            for j in range(D - 1, 0, -1):
+                lines += [f"c{u}_{j} = r{u} % sh{j}", f"r{u} = r{u} // sh{j}"]
+            lines += [f"c{u}_0 = r{u}", f"s{u} = {dot(u, main + '_st')}"]
+            if op == "scatter":
+                lines.append(f"f{u} = {dot(u, 'val_st')}")
+            lines += [f"q{u}_{k} = idx{k}[{dot(u, f'i{k}_st')}]" for k in range(K)]
+            return [ind + s for s in lines]
+
+        def check(u, ind):
+            lines = []
+            for k in range(K):
+                lines += _wrap(f"q{u}_{k}", f"w{u}_{k}", k) + [f"s{u} += w{u}_{k} * i{k}_ax"]
+            return [ind + s for s in lines]
+
+        def move(u, ind):
+            if op == "check":
+                return []
+            if gather:
+                return [ind + f"x{u} = {_load('src', f's{u}', wide)}"]
+            bad = " or ".join(f"bw{u}_{k}" for k in range(K))
+            lines = [f"x{u} = {_load('val', f'f{u}', wide)}"]
+            if K:
+                lines += [f"if not ({bad}):", "    " + _store("dst", f"s{u}", f"x{u}", wide)]
+            else:
+                lines.append(_store("dst", f"s{u}", f"x{u}", wide))
+            return [ind + s for s in lines]
+
+        def finish(u, ind):
+            return [ind + _store("out", f"p{u}", f"x{u}", wide)] if gather else []
+
+        U = ND_UNROLL
+        body += [f"    base = blk * ({U} * bdim) + tid",
+                 f"    if (blk + 1) * ({U} * bdim) <= n:"]
+        body += [f"        p{u} = base + {u} * bdim" for u in range(U)]
+        for phase in (coords, check, move, finish):  # phase by phase: U loads in flight
+            for u in range(U):
+                body += phase(u, "        ")
+        body += ["    else:", f"        for u in range({U}):", "            p0 = base + u * bdim",
+                 "            if p0 < n:"]
+        for phase in (coords, check, move, finish):
+            body += phase(0, "                ")
+    else:
+        raise ValueError(lay)
+    body += ["    if err:", "        flag[0] = uint32(1)"]
+
+    tag = "_".join(np.dtype(d).name for d in idx_dtypes) or "none"
+    kname = f"{op}_{elem}{'v' if wide else ''}_by_{tag}_{lay}"
+    kname += f"{V}" if lay == "vec" else f"{D}d{bits}"
+    src = PREAMBLE + f"def {kname}({', '.join(args)}):\n" + "\n".join(body) + "\n"
+    return compiler.KernelSpec(kname, src, kname, tuple(argtypes))
+
+
+def common_specs():
+    """The kernels precompile.py fills the disk cache with: int64 and int32 indices, every
+    element size, the vec layout and the nd layouts of 1 and 3 dims with 32-bit coordinates
+    (other index dtypes and layouts compile on first use)."""
+    elems = [("uint8", False), ("uint16", False), ("uint32", False), ("uint64", False),
+             ("complex128", True)]
+    out = []
+    for idx in (_I64, np.dtype("int32")):
+        for elem, wide in elems:
+            out.append(kernel_spec("gather", elem, wide, (idx,), "vec", 1, 64,
+                                   min(VEC_ELEMENTS, 16 // idx.itemsize)))
+            out += [kernel_spec(op, elem, wide, (idx,), "nd", D, 32)
+                    for op in ("gather", "scatter") for D in ND_DIMS[:2]]
+        out += [kernel_spec("check", "uint8", False, (idx,), "nd", D, 32) for D in ND_DIMS[:2]]
+    return out
+
+
+# ---- launching ------------------------------------------------------------------------------
+
+class IndexSpec:
+    """One index array of a gather/scatter: read at `strides` (elements, over the output dims),
+    moving along an axis of size `n` and stride `ax` (elements) of the indexed array."""
+
+    __slots__ = ("array", "strides", "n", "ax")
+
+    def __init__(self, array: CudaArray, strides: tuple, n: int, ax: int):
+        self.array, self.strides, self.n, self.ax = array, tuple(strides), n, ax
+
+
+_kernels: dict = {}
+_flags: dict = {}  # (device, stream handle) -> the uint32 error flag of that stream
+
+
+def _flag(dev, stream) -> CudaArray:
+    key = (dev.index, stream.ptr)
+    f = _flags.get(key)
+    if f is None:
+        f = new_array(dev.index, (1,), _U32, dev.allocator)
+        elementwise.fill(f, 0)
+        _flags[key] = f
+    return f
+
+
+def _raise_if_flagged(flag: CudaArray, what: str, sizes):
+    """The one synchronisation: read the flag the kernel may have set; reset it and raise."""
+    if transfer.to_host(flag)[0]:
+        elementwise.fill(flag, 0)
+        sizes = ", ".join(str(n) for n in sizes)
+        raise IndexError(f"{what}: an index is out of bounds (each index i must satisfy "
+                         f"-n <= i < n for an axis of size n; sizes: {sizes})")
+
+
+def _check_empty_axes(specs, what):
+    for s in specs:
+        if s.n == 0 and s.array.size:
+            raise IndexError(f"{what}: cannot index an axis of size 0 with a non-empty index array")
+
+
+def _nd_dims(d: int) -> int:
+    for bucket in ND_DIMS:
+        if d <= bucket:
+            return bucket
+    return d
+
+
+def plan_launch(op, main_ptr: int, other_ptr: int, itemsize: int, shape, main_strides,
+                other_strides, specs, flag_ptr: int):
+    """(kernel_spec arguments, launch arguments, grid) of one gather (`main` the source, `other`
+    the contiguous output) or scatter (`main` the destination, `other` the values, read at
+    `other_strides`) over `shape`. Pure host arithmetic (tests/cuda/test_indexing_host.py runs
+    the kernel source it selects on the host)."""
+    n = 1
+    for m in shape:
+        n *= m
+    gather_op = op == "gather"
+    # a check moves no data: one kernel per index dtypes, whatever the array's dtype
+    elem, wide = storage(itemsize, [main_ptr, other_ptr]) if op != "check" else ("uint8", False)
+    cshape, cst = layout.collapse(shape, other_strides, main_strides, *(s.strides for s in specs))
+    idx_dtypes = tuple(s.array.dtype for s in specs)
+    first = [other_ptr, main_ptr] if gather_op else [main_ptr, other_ptr]
+    ptrs = [s.array.ptr for s in specs]
+    axes = [v for s in specs for v in (s.n, s.ax)]
+    if gather_op and len(specs) == 1 and len(cshape) == 1 and cst[1] == (0,) \
+            and cst[2] == (1,):
+        V = min(VEC_ELEMENTS, 16 // idx_dtypes[0].itemsize)
+        if ptrs[0] % (V * idx_dtypes[0].itemsize) == 0 and other_ptr % 16 == 0:
+            return ((op, elem, wide, idx_dtypes, "vec", 1, 64, V),
+                    first + ptrs + [flag_ptr, n] + axes, -(-n // (BLOCK * VEC_ELEMENTS)))
+    D = _nd_dims(len(cshape))
+    pad = D - len(cshape)
+    cshape = (1,) * pad + tuple(cshape)
+    cst = [(0,) * pad + tuple(st) for st in cst]
+    bits = 32 if n <= layout.INT32_MAX else 64
+    args = first + ptrs + [flag_ptr, n] + list(cshape) + list(cst[1])
+    if not gather_op:
+        args += list(cst[0])
+    for st in cst[2:]:
+        args += list(st)
+    return (op, elem, wide, idx_dtypes, "nd", D, bits), args + axes, -(-n // (BLOCK * ND_UNROLL))
+
+
+def _launch(op, main: CudaArray, main_ptr: int, other: CudaArray, shape, main_strides,
+            other_strides, specs, what, check):
+    dev = runtime.get_device(main.device_index)
+    stream = dev._current_stream or dev.default_stream
+    flag = _flag(dev, stream)
+    spec_args, args, grid = plan_launch(op, main_ptr, other.ptr, main.dtype.itemsize, shape,
+                                        main_strides, other_strides, specs, flag.ptr)
+    kern = _kernels.get((dev.index, spec_args))
+    if kern is None:
+        kern = compiler.get_kernel(kernel_spec(*spec_args), dev.index)
+        _kernels[(dev.index, spec_args)] = kern
+    keep = (main.buffer, other.buffer, flag.buffer) + tuple(s.array.buffer for s in specs)
+    n = 1
+    for m in shape:
+        n *= m
+    nbytes = n * (2 * main.dtype.itemsize + sum(s.array.dtype.itemsize for s in specs))
+    kern(stream, grid, BLOCK, args, keep, nbytes)
+    if check:
+        _raise_if_flagged(flag, what, [s.n for s in specs])
+
+
+def gather(src: CudaArray, offset: int, shape, src_strides, specs, what="indexing",
+           check=True) -> CudaArray:
+    """A new C-contiguous array of `shape`: element c is src's buffer element
+    offset + sum(c * src_strides) + sum(wrapped index * ax) (module docstring)."""
+    dev = runtime.get_device(src.device_index)
+    out = new_array(dev.index, tuple(shape), src.dtype, dev.allocator)
+    if out.size == 0:
+        return out
+    _check_empty_axes(specs, what)
+    ptr = src.buffer.ptr + offset * src.dtype.itemsize
+    _launch("gather", src, ptr, out, out.shape, tuple(src_strides), c_strides(out.shape), specs,
+            what, check)
+    return out
+
+
+def scatter(dst: CudaArray, offset: int, shape, dst_strides, specs, value, what="indexing"):
+    """Write `value` (a Python scalar or a CudaArray of dst's dtype and device, broadcastable to
+    `shape`) into the selection of `shape` (element c at dst's buffer element
+    offset + sum(c * dst_strides) + indices)."""
+    n = 1
+    for m in shape:
+        n *= m
+    if not isinstance(value, CudaArray):
+        value = _scalar_array(dst, value)
+    value = _fit_value(value, tuple(shape))
+    if n == 0:
+        return
+    _check_empty_axes(specs, what)
+    if value.size and elementwise._overlaps(dst, value):
+        value = elementwise.copy(value)  # x[i] = x[::-1][j]: read everything before writing
+    vst = layout.broadcast_strides(value.shape, value.strides, tuple(shape))
+    ptr = dst.buffer.ptr + offset * dst.dtype.itemsize
+    # NumPy writes nothing when an index is out of range: check every index first (the one
+    # synchronisation), then write without a second look at the flag
+    _launch("check", dst, ptr, value, tuple(shape), tuple(dst_strides), vst, specs, what, True)
+    _launch("scatter", dst, ptr, value, tuple(shape), tuple(dst_strides), vst, specs, what, False)
+
+
+def _scalar_array(like: CudaArray, value) -> CudaArray:
+    dev = runtime.get_device(like.device_index)
+    out = new_array(dev.index, (), like.dtype, dev.allocator)
+    return elementwise.fill(out, value)
+
+
+def _drop_leading_ones(value: CudaArray, rank: int) -> CudaArray:
+    """`value` viewed with at most `rank` dims: leading dims of size 1 dropped (NumPy allows
+    them in an assigned value)."""
+    while value.ndim > rank and value.shape[0] == 1:
+        value = value.view(value.shape[1:], value.strides[1:], value.offset)
+    if value.ndim > rank:
+        raise ValueError(f"cannot assign a value of shape {value.shape} to a selection of "
+                         f"{rank} dimension(s)")
+    return value
+
+
+def _fit_value(value: CudaArray, shape: tuple) -> CudaArray:
+    """`value` viewed with at most len(shape) dims, checked to broadcast to `shape`."""
+    value = _drop_leading_ones(value, len(shape))
+    if not all(v in (1, m) for v, m in zip(value.shape[::-1], shape[::-1])):
+        raise ValueError(f"cannot assign a value of shape {value.shape} to a selection of shape "
+                         f"{shape}")
+    return value
+
+
+# ---- the primitives -------------------------------------------------------------------------
+
+def take(a: CudaArray, indices: CudaArray, axis: int) -> CudaArray:
+    shape = a.shape[:axis] + (indices.shape[0],) + a.shape[axis + 1:]
+    strides = a.strides[:axis] + (0,) + a.strides[axis + 1:]
+    ist = (0,) * axis + (indices.strides[0],) + (0,) * (a.ndim - axis - 1)
+    spec = IndexSpec(indices, ist, a.shape[axis], a.strides[axis])
+    return gather(a, a.offset, shape, strides, [spec], "take")
+
+
+def take_along_axis(a: CudaArray, indices: CudaArray, axis: int) -> CudaArray:
+    strides = a.strides[:axis] + (0,) + a.strides[axis + 1:]
+    spec = IndexSpec(indices, indices.strides, a.shape[axis], a.strides[axis])
+    return gather(a, a.offset, indices.shape, strides, [spec], "take_along_axis")
+
+
+class BoolScalar:
+    """A 0-d boolean index: NumPy's new axis of length 1 (True) or 0 (False), an advanced index
+    of that shape (it selects everything or nothing)."""
+
+    def __init__(self, value: bool):
+        self.shape = (1,) if value else (0,)
+
+
+def _is_bool_array(k) -> bool:
+    return isinstance(k, CudaArray) and k.dtype == np.bool_
+
+
+def _expand_key(a: CudaArray, key: tuple) -> tuple:
+    """0-d boolean arrays become BoolScalar (one sync each), boolean arrays of any other rank
+    their integer arrays (scan.nonzero: one index array per masked dimension)."""
+    out = []
+    for k in key:
+        if _is_bool_array(k):
+            if k.ndim == 0:
+                out.append(BoolScalar(bool(transfer.to_host(k)[()])))
+            else:
+                from . import scan
+                out.extend(scan.nonzero(k))
+        else:
+            out.append(k)
+    return tuple(out)
+
+
+def plan_key(shape, strides, offset, key):
+    """Where a key of ints, slices, None, Ellipsis, integer index arrays (anything with .shape
+    and .strides) and BoolScalar puts each element, in NumPy's order: returns (offset, output
+    shape, source strides over it, [(index array, its strides over the output, n, ax)]). The
+    index arrays' dims are broadcast together; they stand where the first advanced index stood
+    when all advanced indices (Python ints included) are adjacent in the key, else first."""
+    ndim = len(shape)
+    consumed = sum(1 for k in key if k is not None and k is not Ellipsis
+                   and not isinstance(k, BoolScalar))
+    basic = []     # (size, stride) of the result dims that slices and None make
+    advanced = []  # (shape, index array or None, n, ax)
+    positions = []
+    insert_at = None
+    dim = 0
+    for pos, k in enumerate(key):
+        if k is None:
+            basic.append((1, 0))
+        elif k is Ellipsis:
+            for _ in range(ndim - consumed):
+                basic.append((shape[dim], strides[dim]))
+                dim += 1
+        elif isinstance(k, slice):
+            start, stop, step = k.indices(shape[dim])
+            length = len(range(start, stop, step))
+            if length:
+                offset += start * strides[dim]
+            basic.append((length, strides[dim] * step))
+            dim += 1
+        else:
+            if insert_at is None:
+                insert_at = len(basic)
+            positions.append(pos)
+            if isinstance(k, BoolScalar):
+                advanced.append((k.shape, None, 1, 0))
+                continue
+            if hasattr(k, "shape"):
+                advanced.append((tuple(k.shape), k, shape[dim], strides[dim]))
+            else:  # a Python int among arrays: a 0-d advanced index, a constant offset
+                i = operator.index(k)
+                if not -shape[dim] <= i < shape[dim]:
+                    raise IndexError(f"index {i} is out of bounds for axis {dim} with size "
+                                     f"{shape[dim]}")
+                offset += (i + shape[dim] if i < 0 else i) * strides[dim]
+                advanced.append(((), None, shape[dim], strides[dim]))
+            dim += 1
+    basic += [(shape[d], strides[d]) for d in range(dim, ndim)]
+    try:
+        bshape = elementwise.broadcast_shape(*(s for s, _, _, _ in advanced)) if advanced else ()
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together with "
+                         f"shapes {' '.join(str(s) for s, _, _, _ in advanced)}") from None
+    if insert_at is None or positions != list(range(positions[0], positions[-1] + 1)):
+        insert_at = 0
+    before, after = basic[:insert_at], basic[insert_at:]
+    out_shape = tuple(m for m, _ in before) + bshape + tuple(m for m, _ in after)
+    src_strides = tuple(s for _, s in before) + (0,) * len(bshape) + tuple(s for _, s in after)
+    specs = []
+    for _, arr, n, ax in advanced:
+        if arr is not None:
+            ist = layout.broadcast_strides(arr.shape, arr.strides, bshape)
+            specs.append((arr, (0,) * len(before) + tuple(ist) + (0,) * len(after), n, ax))
+    return offset, out_shape, src_strides, specs
+
+
+def _mask_route(a: CudaArray, key: tuple):
+    """For a key whose only array is one boolean array of rank >= 1: (the basic view with the
+    mask's dims first, the mask, where NumPy puts the selection's dim). None otherwise."""
+    arrays = [i for i, k in enumerate(key) if isinstance(k, CudaArray)]
+    if len(arrays) != 1 or not _is_bool_array(key[arrays[0]]) or key[arrays[0]].ndim == 0:
+        return None
+    from .primitives import basic_view
+    at = arrays[0]
+    mask = key[at]
+    k = mask.ndim
+    n_real = sum(1 for e in key if e is not None and e is not Ellipsis) - 1 + k
+    q = 0  # result dims made by the entries before the mask
+    for e in key[:at]:
+        if e is None or isinstance(e, slice):
+            q += 1
+        elif e is Ellipsis:
+            q += a.ndim - n_real
+    view = basic_view(a, key[:at] + (slice(None),) * k + key[at + 1:])
+    order = list(range(q, q + k)) + [d for d in range(view.ndim) if not q <= d < q + k]
+    view = view.view([view.shape[d] for d in order], [view.strides[d] for d in order], view.offset)
+    adv = [i for i, e in enumerate(key) if i == at or (e is not None and e is not Ellipsis
+                                                        and not isinstance(e, slice))]
+    place = q if adv == list(range(adv[0], adv[-1] + 1)) else 0
+    return view, mask, place
+
+
+def getitem(a: CudaArray, key: tuple) -> CudaArray:
+    """x[key] for a key with index arrays (primitives.getitem takes basic keys as views)."""
+    route = _mask_route(a, key)
+    if route is not None:
+        from . import scan
+        view, mask, place = route
+        r = scan.select_by_mask(view, mask)
+        order = list(range(1, place + 1)) + [0] + list(range(place + 1, r.ndim))
+        return r.view([r.shape[d] for d in order], [r.strides[d] for d in order], r.offset)
+    offset, shape, strides, specs = plan_key(a.shape, a.strides, a.offset, _expand_key(a, key))
+    if not specs:  # only constant advanced indices: a view, copied (advanced keys copy)
+        return elementwise.copy(a.view(shape, strides, offset))
+    return gather(a, offset, shape, strides, [IndexSpec(*s) for s in specs])
+
+
+def setitem(a: CudaArray, key: tuple, value) -> None:
+    """x[key] = value for a key with index arrays; `value` a Python scalar or a CudaArray of a's
+    dtype on a's device."""
+    route = _mask_route(a, key)
+    if route is not None:
+        from . import scan
+        view, mask, place = route
+        if elementwise._overlaps(a, mask):
+            mask = elementwise.copy(mask)  # x[x] = False: read the whole mask before writing
+        if isinstance(value, CudaArray):
+            if elementwise._overlaps(a, value):
+                value = elementwise.copy(value)
+            # the selection is (rest[:place], count, rest[place:]); the kernel wants count first
+            rank = view.ndim - mask.ndim + 1
+            if value.ndim < rank:
+                pad = rank - value.ndim
+                value = value.view((1,) * pad + value.shape, (0,) * pad + value.strides,
+                                   value.offset)
+            value = _drop_leading_ones(value, rank)
+            order = [place] + [d for d in range(value.ndim) if d != place]
+            value = value.view([value.shape[d] for d in order], [value.strides[d] for d in order],
+                               value.offset)
+        scan.assign_by_mask(view, mask, value)
+        return
+    # x[x[:2]] = v: the indices are read while the kernel writes, so they must not alias x
+    key = tuple(elementwise.copy(k) if isinstance(k, CudaArray) and k.size and
+                elementwise._overlaps(a, k) else k for k in _expand_key(a, key))
+    offset, shape, strides, specs = plan_key(a.shape, a.strides, a.offset, key)
+    if not specs:
+        view = a.view(shape, strides, offset)
+        if isinstance(value, CudaArray):
+            value = _fit_value(value, shape)
+        elementwise.assign(view, value)
+        return
+    scatter(a, offset, shape, strides, [IndexSpec(*s) for s in specs], value)
+
+
+PRIMITIVES = {"take": take, "take_along_axis": take_along_axis}

@@ -1,0 +1,697 @@
+"""The reduction kernel family: sum, prod, max, min, mean, all, any and argmax/argmin.
+
+Three kernel templates, each specialised per (operation, input dtype, result dtype, variant,
+vector width), never per shape; shapes and strides are arguments. The host collapses the input
+into *kept* dims (one output element each, written C-contiguously) and *reduced* dims, and picks:
+
+* ``contig`` (row reduce, and the all-reduce as its one-row case): the reduced elements of every
+  output are one contiguous run of K (``x.sum(axis=-1)``, ``x.T.sum(axis=0)``, ``x.sum()``). A
+  group of T lanes (1, 32 or 256 by K) owns a row, 256 // T rows a block. Rows are read with
+  16-byte vector loads (vector.py) where the element pointer allows it; each row's unaligned head
+  (offset views) and its tail take scalar loads. Few long rows (M < ~4 blocks per SM) are split
+  over S blocks each, whose partials go to a small (M, S) temporary reduced by a second launch:
+  the all-reduce of 2^28 float32 is 528 blocks of 256 threads, then one block.
+* ``column`` (reduced axis strided, kept axis contiguous: ``x.sum(axis=0)`` of C-order ``x``):
+  each lane owns N adjacent columns (one vector), the 8 warps of a block interleave the reduced
+  rows, shared memory combines them. Too few column tiles for the GPU: the rows are split over S
+  blocks into an (S, columns) temporary, reduced by a second, column launch.
+* ``general``: any other layout. Kept and reduced dims both go through strided offsets (dims
+  padded to 1, 3 or 6, as elementwise.STRIDED_DIMS); T lanes interleave an output's reduced index
+  space, decoding each index into an offset.
+
+Reductions other than argmax/argmin are order-free, so before choosing, negative reduced strides
+are flipped and reduced dims sorted by stride (``x[::-1].sum()`` is a contiguous row). Arg
+reductions keep C order, so the index of an element is its flat index in the reduced axes.
+
+Accumulation (dtype chosen by the namespace): floats in their dtype, complex as two real parts
+(shuffled separately), integers in 64 bits (wrapping, and truncated to a narrower requested dtype
+at the store: the same result mod 2^k), all/any as int32 0/1 of the nonzero test (complex: either
+part; NaN is nonzero), max/min of small integers widened to 64 bits for the shuffles. float32
+sums are a tree: each thread adds into one accumulator per vector lane (about 200 elements each
+for 10^8 elements), lanes are added pairwise, then warp shuffles and shared memory, then the
+second pass; the error is comparable to NumPy's pairwise sum. A floating sum starts from -0.0
+(the CPU backend's rule). max/min propagate NaN; argmax/argmin carry (value, index) pairs and take
+the lower index on ties, and the first NaN. mean divides by the count in the final store.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from . import compiler, elementwise, runtime
+from .array import c_strides, new_array
+from .elementwise_ops import BOOL, PREAMBLE
+from .layout import collapse, vector_width
+
+BLOCK = 256
+DIMS = (1, 3, 6)     # the general/contig kernels exist for these kept/reduced dim counts
+WARPS = BLOCK // 32
+# Tuning knobs (benchmarks/reduce_sweep.py times candidates on the H200; first H200 run of
+# reduce_bench.py with UNROLL 4, COLUMN_UNROLL 4, BLOCKS_PER_SM 4, ROW_BLOCK_MIN_K 1024 and
+# unbalanced column splits: sum 0.84, rows 0.89, columns 0.86, argmax 0.81 of the copy).
+UNROLL = 4           # contig: 16-byte vectors each lane loads back to back before adding them
+COLUMN_UNROLL = 4    # column: rows each warp loads back to back before adding them
+BLOCKS_PER_SM = 4    # a split reduction launches whole waves of this many blocks per SM
+ROW_BLOCK_MIN_K = 1024  # contiguous rows at least this long get a block each (shorter: a warp)
+SPLIT_FILL = 0.95    # the least useful fraction of its last wave a split accepts (see _split)
+COLUMN_SHARED_BYTES = 32768
+I64 = np.dtype("int64")
+C64 = np.dtype("complex64")
+INT64_MAX = 2**63 - 1
+ARG = ("argmax", "argmin")
+
+
+def _elem(dt) -> str:
+    return "uint8" if dt == BOOL else dt.name
+
+
+def _reg(dt) -> str:
+    """Register type of the values of `dt` while reducing (complex: the type of one part)."""
+    if dt.kind in "bi":
+        return "int64"
+    if dt.kind == "u":
+        return "uint64"
+    if dt.kind == "f":
+        return dt.name
+    return "float32" if dt == C64 else "float64"
+
+
+class Op:
+    """What one reduction computes, as source fragments over accumulator *parts*.
+
+    `parts`: register types of the scalars one accumulator is made of; `identity`: their start
+    values; `load(x, idx)`: the parts of stored element `x` (flat reduced index `idx`);
+    `combine(a, b)`: statements folding accumulator `b` into `a` (lists of variable names);
+    `store(a, final)`: the value written (the partial value when not final)."""
+
+    def __init__(self, name, in_dt, out_dt, arg_in=False):
+        self.name, self.in_dt, self.out_dt, self.arg_in = name, in_dt, out_dt, arg_in
+        self.arg = name in ARG
+        if self.arg:
+            self.parts = [_reg(in_dt), "int64"]
+        elif name in ("all", "any"):
+            self.parts = ["int32"]
+        elif name in ("max", "min"):
+            self.parts = [_reg(in_dt)]
+        else:  # sum, prod, mean: accumulate in the result dtype
+            self.parts = [_reg(out_dt)] * (2 if out_dt.kind == "c" else 1)
+        self.partial_dt = in_dt if self.arg else out_dt
+
+    @property
+    def complex(self):
+        return len(self.parts) == 2 and not self.arg
+
+    def identity(self):
+        n = self.name
+        if n in ("max", "min", "argmax", "argmin"):
+            t = self.parts[0]
+            big = n in ("min", "argmin")
+            if self.in_dt.kind == "f":
+                v = f"{t}({'' if big else '-'}INF)"
+            else:
+                info = np.iinfo(self.in_dt) if self.in_dt != BOOL else np.iinfo(np.uint8)
+                v = f"{t}({int(info.max if big else info.min)})"
+            return [v, f"int64({INT64_MAX})"] if self.arg else [v]
+        if n in ("all", "any"):
+            return ["int32(1)" if n == "all" else "int32(0)"]
+        one = "1" if n == "prod" else ("-0.0" if self.parts[0].startswith("float") else "0")
+        zero = "0" if n == "prod" else one
+        return [f"{t}({v})" for t, v in zip(self.parts, [one, zero])]
+
+    def load(self, x, idx):
+        t = self.parts[0]
+        if self.name in ("all", "any"):
+            if self.in_dt.kind == "c":
+                return [f"int32({x}.real != 0 or {x}.imag != 0)"]
+            return [f"int32({x} != 0)"]
+        if self.arg:
+            return [f"{t}({x})", f"int64({idx})"]
+        if self.complex:
+            if self.in_dt.kind == "c":
+                return [f"{t}({x}.real)", f"{t}({x}.imag)"]
+            return [f"{t}({x})", f"{t}(0)"]
+        return [f"{t}({x})"]
+
+    def combine(self, a, b, ordered=False):
+        """`ordered`: b's index is known to be above a's (a lane's own elements in its loop
+        order), so argmax/argmin skip the index comparisons of ties and NaNs."""
+        n, t = self.name, self.parts[0]
+        if n in ("sum", "mean"):
+            return [f"{p} = {tt}({p} + {q})" for p, q, tt in zip(a, b, self.parts)]
+        if n == "prod":
+            if self.complex:
+                return [f"_t = {t}({a[0]} * {b[0]} - {a[1]} * {b[1]})",
+                        f"{a[1]} = {t}({a[0]} * {b[1]} + {a[1]} * {b[0]})", f"{a[0]} = _t"]
+            return [f"{a[0]} = {t}({a[0]} * {b[0]})"]
+        if n in ("all", "any"):
+            return [f"{a[0]} = {a[0]} {'&' if n == 'all' else '|'} {b[0]}"]
+        cmp = ">" if n in ("max", "argmax") else "<"
+        floating = self.in_dt.kind == "f"
+        if not self.arg:  # NaN wins: a stays when it is NaN or strictly better
+            if floating:
+                return [f"{a[0]} = {a[0]} if ({a[0]} {cmp} {b[0]} or {a[0]} != {a[0]}) else {b[0]}"]
+            return [f"{a[0]} = {a[0]} if {a[0]} {cmp}= {b[0]} else {b[0]}"]
+        (av, ai), (bv, bi) = a, b
+        if ordered:  # ties keep a; the first NaN wins: b only replaces a value that is not NaN
+            take = f"{bv} {cmp} {av}" + (f" or ({bv} != {bv} and {av} == {av})" if floating else "")
+        else:
+            take = f"{bv} {cmp} {av} or ({bv} == {av} and {bi} < {ai})"
+            if floating:  # the first NaN wins
+                take += f" or ({bv} != {bv} and ({av} == {av} or {bi} < {ai}))"
+        return [f"if {take}:", f"    {av} = {bv}", f"    {ai} = {bi}"]
+
+    def store(self, a, final):
+        if self.arg:
+            return a[1] if final else f"{_elem(self.in_dt)}({a[0]})"
+        dt = self.out_dt
+        vals = list(a)
+        if self.name == "mean" and final:
+            vals = [f"{v} / {self.parts[0]}(count)" for v in vals]
+        if self.complex:
+            return f"{dt.name}(complex({vals[0]}, {vals[1]}))"
+        return f"{_elem(dt)}({vals[0]})"
+
+    def key(self):
+        return (self.name, self.in_dt, self.out_dt, self.arg_in)
+
+
+def _indent(lines, n):
+    return [" " * n + line for line in lines]
+
+
+def _shuffle(var, t, off):
+    if t.startswith("uint"):  # shuffles move signed and floating values: go through int64
+        return f"uint64(cuda.shfl_down_sync(0xffffffff, int64({var}), {off}))"
+    return f"cuda.shfl_down_sync(0xffffffff, {var}, {off})"
+
+
+def _group_reduce(op, T):
+    """Statements leaving the combination of each group of T lanes (aligned, T a power of two
+    up to BLOCK) in its first lane's accumulator a0_*. Every thread of the block runs them."""
+    a = [f"a0_{k}" for k in range(len(op.parts))]
+    o = [f"o_{k}" for k in range(len(op.parts))]
+    lines = []
+
+    def shuffles(width):
+        off = width // 2
+        while off >= 1:
+            lines_ = [f"{ok} = {_shuffle(ak, t, off)}" for ak, ok, t in zip(a, o, op.parts)]
+            yield lines_ + op.combine(a, o)
+            off //= 2
+
+    for chunk in shuffles(min(T, 32)):
+        lines += chunk
+    if T > 32:
+        ident = op.identity()
+        lines += [f"sh_{k} = cuda.shared.array({WARPS}, {t})" for k, t in enumerate(op.parts)]
+        lines += ["if tid % 32 == 0:"]
+        lines += [f"    sh_{k}[tid // 32] = {ak}" for k, ak in enumerate(a)]
+        lines += ["cuda.syncthreads()", "if tid < 32:"]
+        lines += [f"    if tid < {WARPS}:"] + [f"        {ak} = sh_{k}[tid]" for k, ak in enumerate(a)]
+        lines += ["    else:"] + [f"        {ak} = {v}" for ak, v in zip(a, ident)]
+        off = WARPS // 2
+        while off >= 1:
+            lines += _indent([f"{ok} = {_shuffle(ak, t, off)}" for ak, ok, t in zip(a, o, op.parts)]
+                             + op.combine(a, o), 4)
+            off //= 2
+    return lines
+
+
+def _accumulate(op, q, raw, idx, ordered=False):
+    """Statements folding element `raw` (an expression, evaluated once) into lane q's accumulator
+    (`ordered`: its index is above every index folded into it so far)."""
+    acc = [f"a{q}_{k}" for k in range(len(op.parts))]
+    e = [f"e_{k}" for k in range(len(op.parts))]
+    return ([f"x = {raw}"] + [f"{ek} = {v}" for ek, v in zip(e, op.load("x", idx))] +
+            op.combine(acc, e, ordered))
+
+
+def _init(op, lanes):
+    return [f"a{q}_{k} = {v}" for q in range(lanes) for k, v in enumerate(op.identity())]
+
+
+def _fold_lanes(op, lanes):
+    """Pairwise tree over the per-lane accumulators into lane 0's."""
+    lines = []
+    step = 1
+    while step < lanes:
+        for q in range(0, lanes, 2 * step):
+            if q + step < lanes:
+                lines += op.combine([f"a{q}_{k}" for k in range(len(op.parts))],
+                                    [f"a{q + step}_{k}" for k in range(len(op.parts))])
+        step *= 2
+    return lines
+
+
+def _decode(prefix, var, D, bits, out):
+    """Statements computing offset `out` of flat index `var` over dims {prefix}sh_j/{prefix}st_j."""
+    idx_t = "uint32" if bits == 32 else "int64"
+    if D == 1:
+        return [f"{out} = int64({var}) * {prefix}st0"]
+    lines = [f"r_ = {idx_t}({var})"]
+    for j in range(D - 1, 0, -1):
+        lines += [f"c{j}_ = r_ % {prefix}sh{j}", f"r_ = r_ // {prefix}sh{j}"]
+    lines.append(f"{out} = " + " + ".join([f"r_ * {prefix}st0"] +
+                                          [f"c{j}_ * {prefix}st{j}" for j in range(1, D)]))
+    return lines
+
+
+def _signature(op, final):
+    args = ["inp"] + (["inidx"] if op.arg_in else []) + ["out"]
+    types = [_elem(op.in_dt) + "*"] + (["int64*"] if op.arg_in else [])
+    if final:
+        types.append("int64*" if op.arg else _elem(op.out_dt) + "*")
+    else:
+        types.append(_elem(op.partial_dt) + "*")
+        if op.arg:
+            args.append("outidx")
+            types.append("int64*")
+    return args, types
+
+
+def _stores(op, final, where):
+    acc = [f"a0_{k}" for k in range(len(op.parts))]
+    lines = [f"out[{where}] = {op.store(acc, final)}"]
+    if op.arg and not final:
+        lines.append(f"outidx[{where}] = a0_1")
+    return lines
+
+
+def group_spec(op, lay, T, N, vec, Dk, Dr, final, bits):
+    """The contig (row) or general kernel: groups of T lanes, one output element per group."""
+    args, types = _signature(op, final)
+    idx_t = "uint32" if bits == 32 else "int64"
+    args += ["base", "K", "S", "count", "M"] + [f"ksh{j}" for j in range(Dk)] + \
+        [f"kst{j}" for j in range(Dk)]
+    types += ["int64", "int64", "int64", "float64", "int64"] + [idx_t] * Dk + ["int64"] * Dk
+    if lay == "general":
+        args += [f"rsh{j}" for j in range(Dr)] + [f"rst{j}" for j in range(Dr)]
+        types += [idx_t] * Dr + ["int64"] * Dr
+    isz = op.in_dt.itemsize
+    lanes = N if lay == "contig" else 1
+    body = ["tid = cuda.threadIdx.x", "b = cuda.blockIdx.x", f"lane = tid % {T}",
+            f"g = (b // S) * {BLOCK // T} + tid // {T}", "s = b % S"]
+    body += _init(op, lanes)
+    work = _decode("k", "g", Dk, bits, "off0")
+
+    def element(q, off, idx):
+        if op.arg_in:
+            return _accumulate(op, q, f"inp[{off}]", f"inidx[{off}]")
+        return _accumulate(op, q, f"inp[{off}]", idx)
+
+    if lay == "contig":
+        if vec:
+            work += [f"h = ((16 - (base + off0 * {isz}) % 16) % 16) // {isz}", "if h > K:", "    h = K"]
+        else:
+            work.append("h = int64(0)")
+        work += [f"nv = (K - h) // {N}", "per = (nv + S - 1) // S", "end = (s + 1) * per",
+                 "if end > nv:", "    end = nv", "v = s * per + lane", "p = off0 + h"]
+
+        def vectors(us):
+            lines = []
+            for u in us:
+                pos = f"p + (v + {u * T}) * {N}"
+                if vec:
+                    names = ", ".join(f"x{u}_{q}" for q in range(N))
+                    lines.append(f"{names}{',' if N == 1 else ''} = vload{N}(inp, {pos})")
+                else:
+                    lines.append(f"x{u}_0 = inp[{pos}]")
+            for u in us:
+                for q in range(N):
+                    idx = f"h + (v + {u * T}) * {N} + {q}"
+                    if op.arg_in:
+                        lines += _accumulate(op, q, f"x{u}_{q}", f"inidx[p + v + {u * T}]")
+                    else:  # a lane's indices rise through the loop; the head comes after, unordered
+                        lines += _accumulate(op, q, f"x{u}_{q}", idx, ordered=True)
+            return lines
+
+        if UNROLL > 1:
+            work += [f"while v + {(UNROLL - 1) * T} < end:"] + _indent(vectors(range(UNROLL)), 4)
+            work += [f"    v += {UNROLL * T}"]
+        work += ["while v < end:"] + _indent(vectors([0]), 4) + [f"    v += {T}"]
+        if vec:  # the row's scalar head and tail, by the first split
+            work += ["if s == 0:", "    i = lane", "    while i < h:"]
+            work += _indent(element(0, "off0 + i", "i"), 8) + [f"        i += {T}"]
+            work += [f"    i = h + nv * {N} + lane", "    while i < K:"]
+            work += _indent(element(0, "off0 + i", "i"), 8) + [f"        i += {T}"]
+    else:
+        work += ["per = (K + S - 1) // S", "end = (s + 1) * per", "if end > K:", "    end = K",
+                 "j = s * per + lane", "while j < end:"]
+        work += _indent(_decode("r", "j", Dr, bits, "roff"), 4)
+        work += _indent(element(0, "off0 + roff", "j"), 4) + [f"    j += {T}"]
+    body += ["if g < M:"] + _indent(work, 4)
+    body += _fold_lanes(op, lanes)
+    body += _group_reduce(op, T)
+    leader = "True" if T == 1 else ("lane == 0" if T <= 32 else "tid == 0")
+    body += [f"if {leader} and g < M:"] + _indent(_stores(op, final, "g * S + s"), 4)
+    name = (f"red_{op.name}_{_elem(op.in_dt)}{'_idx' if op.arg_in else ''}_to_{_elem(op.out_dt)}"
+            f"_{lay}_t{T}" + (f"v{N}" if vec else "") + f"_k{Dk}" +
+            (f"r{Dr}" if lay == "general" else "") + f"_{bits}" + ("" if final else "_partial"))
+    return _spec(name, args, types, body)
+
+
+def column_spec(op, N, vec, final):
+    """The column kernel: lanes own N adjacent columns, warps interleave the reduced rows."""
+    args, types = _signature(op, final)
+    args += ["K", "sK", "M", "B", "sB", "S", "tiles", "count"]
+    types += ["int64"] * 7 + ["float64"]
+    W = 32 * N
+    body = ["tid = cuda.threadIdx.x", "lane = tid % 32", "w = tid // 32", "b = cuda.blockIdx.x",
+            "s = b % S", "bt = b // S", "batch = bt // tiles", f"c0 = (bt % tiles) * {W} + lane * {N}"]
+    body += _init(op, N)
+    body += ["per = (K + S - 1) // S", "end = (s + 1) * per", "if end > K:", "    end = K",
+             "r = s * per + w", "p = batch * sB + c0"]
+
+    def element(q, off, idx):
+        if op.arg_in:
+            return _accumulate(op, q, f"inp[{off}]", f"inidx[{off}]")
+        return _accumulate(op, q, f"inp[{off}]", idx)
+
+    def rows(us):
+        lines = []
+        for u in us:
+            pos = f"p + (r + {u * WARPS}) * sK"
+            if vec:
+                names = ", ".join(f"x{u}_{q}" for q in range(N))
+                lines.append(f"{names}{',' if N == 1 else ''} = vload{N}(inp, {pos})")
+            else:
+                lines += [f"x{u}_{q} = inp[{pos} + {q}]" for q in range(N)]
+        for u in us:
+            for q in range(N):
+                if op.arg_in:
+                    lines += _accumulate(op, q, f"x{u}_{q}", f"inidx[p + (r + {u * WARPS}) * sK + {q}]")
+                else:  # a lane's rows rise through the loop
+                    lines += _accumulate(op, q, f"x{u}_{q}", f"r + {u * WARPS}", ordered=True)
+        return lines
+
+    full = [f"while r + {(COLUMN_UNROLL - 1) * WARPS} < end:"]
+    full += _indent(rows(range(COLUMN_UNROLL)), 4)
+    full += [f"    r += {COLUMN_UNROLL * WARPS}", "while r < end:"] + _indent(rows([0]), 4)
+    full += [f"    r += {WARPS}"]
+    partial = ["while r < end:"]
+    for q in range(N):
+        partial += [f"    if c0 + {q} < M:"] + _indent(element(q, f"p + r * sK + {q}", "r"), 8)
+    partial += [f"    r += {WARPS}"]
+    body += [f"if c0 + {N} <= M:"] + _indent(full, 4) + ["else:"] + _indent(partial, 4)
+    body += [f"sh_{k} = cuda.shared.array(({WARPS}, {W}), {t})" for k, t in enumerate(op.parts)]
+    body += [f"sh_{k}[w, lane * {N} + {q}] = a{q}_{k}" for q in range(N) for k in range(len(op.parts))]
+    body += ["cuda.syncthreads()", "if w == 0:"]
+    for q in range(N):
+        o = [f"o_{k}" for k in range(len(op.parts))]
+        acc = [f"a{q}_{k}" for k in range(len(op.parts))]
+        body += [f"    for ww in range(1, {WARPS}):"]
+        body += [f"        o_{k} = sh_{k}[ww, lane * {N} + {q}]" for k in range(len(op.parts))]
+        body += _indent(op.combine(acc, o), 8)
+        body += [f"    if c0 + {q} < M:"]
+        where = f"(s * B + batch) * M + c0 + {q}"
+        body += [f"        out[{where}] = {op.store(acc, final)}"]
+        if op.arg and not final:
+            body += [f"        outidx[{where}] = {acc[1]}"]
+    name = (f"red_{op.name}_{_elem(op.in_dt)}{'_idx' if op.arg_in else ''}_to_{_elem(op.out_dt)}"
+            f"_column" + (f"v{N}" if vec else "") + ("" if final else "_partial"))
+    return _spec(name, args, types, body)
+
+
+def _spec(name, args, types, body):
+    src = PREAMBLE + f"def {name}({', '.join(args)}):\n" + "\n".join(_indent(body, 4)) + "\n"
+    return compiler.KernelSpec(name, src, name, tuple(types))
+
+
+# ---- host side: layout analysis (cached as plans) and launches -----------------------------
+
+_kernels: dict = {}
+
+
+def _kernel(dev_index, key, build):
+    k = _kernels.get((dev_index, key))
+    if k is None:
+        k = _kernels[(dev_index, key)] = compiler.get_kernel(build(), dev_index)
+    return k
+
+
+def _pad(shape, strides, D):
+    pad = D - len(shape)
+    return (1,) * pad + tuple(shape), (0,) * pad + tuple(strides)
+
+
+def _dims(d):
+    for bucket in DIMS:
+        if d <= bucket:
+            return bucket
+    raise NotImplementedError(f"reduction over {d} non-collapsible dims")
+
+
+class _Launch:
+    """One launch of a plan. In `args`, the names 'in', 'out', 'tmp' and 'tmpidx' stand for the
+    pointers of the call (input, output, the split pass's partial values and indices)."""
+
+    __slots__ = ("key", "build", "grid", "args", "nbytes")
+
+    def __init__(self, key, build, grid, args, nbytes):
+        self.key, self.build, self.grid, self.args, self.nbytes = key, build, grid, args, nbytes
+
+
+class _Plan:
+    """How to reduce one layout: the input pointer's shift (elements; flipped negative strides),
+    the temporaries ((length, dtype) of 'tmp' and 'tmpidx') and the launches."""
+
+    def __init__(self):
+        self.shift, self.temps, self.launches = 0, [], []
+
+
+class _Src:
+    """The input as a pass sees it: the name of its pointer, and of its index array if any."""
+
+    def __init__(self, ptr, idx=None):
+        self.ptr, self.idx = ptr, idx
+
+    def names(self):
+        return [self.ptr] + ([self.idx] if self.idx else [])
+
+
+def _out_names(op, final):
+    return ["out"] if final else (["tmp", "tmpidx"] if op.arg else ["tmp"])
+
+
+def _partials(plan, op, n):
+    """The temporaries of a split first pass, and the source they are to the second pass."""
+    plan.temps = [(n, op.partial_dt)] + ([(n, I64)] if op.arg else [])
+    return _Src("tmp", "tmpidx" if op.arg else None)
+
+
+def _split(units, most, sms):
+    """Blocks S (1 <= S <= most) to split each of `units` equal work units over, so that the
+    units * S equal blocks fill whole waves of BLOCKS_PER_SM blocks on every SM: the least S
+    making at least one wave whose waves are SPLIT_FILL full on average, else the fullest S up
+    to 8 times the least (a last wave a third full costs as much as a full one)."""
+    wave = BLOCKS_PER_SM * sms
+    if units >= wave:
+        return 1
+    least = -(-wave // units)
+    if least >= most:
+        return max(1, most)
+    best, best_fill = least, 0.0
+    for S in range(least, min(most, 8 * least) + 1):
+        blocks = units * S
+        fill = blocks / (-(-blocks // wave) * wave)
+        if fill >= SPLIT_FILL:
+            return S
+        if fill > best_fill:
+            best, best_fill = S, fill
+    return best
+
+
+def _plan_group(plan, op, src, lay, ksh, kst, rsh, rst, K, count, out_names, final, S, T, vec):
+    M = math.prod(ksh)
+    N = vector_width(op.in_dt.itemsize) if vec else 1
+    Dk = _dims(len(ksh))
+    Dr = _dims(len(rsh)) if lay == "general" else 0
+    ksh, kst = _pad(ksh, kst, Dk)
+    bits = 32 if M < 2**31 and K < 2**31 else 64
+    key = ("group", op.key(), lay, T, N, vec, Dk, Dr, final, bits, UNROLL)
+    args = src.names() + out_names + [src.ptr, K, S, float(count), M] + list(ksh) + list(kst)
+    if lay == "general":
+        rsh, rst = _pad(rsh, rst, Dr)
+        args += list(rsh) + list(rst)
+    grid = -(-M // (BLOCK // T)) * S
+    plan.launches.append(_Launch(key, lambda: group_spec(op, lay, T, N, vec, Dk, Dr, final, bits),
+                                 grid, tuple(args), M * K * op.in_dt.itemsize))
+
+
+def _plan_rows(plan, sms, op, src, lay, ksh, kst, rsh, rst, K, count, vec):
+    """Contig or general reduction into 'out' (the M outputs, contiguous), through a split
+    first pass and a second pass when there are few long rows."""
+    M = math.prod(ksh)
+    N = vector_width(op.in_dt.itemsize) if vec else 1
+    wave = BLOCKS_PER_SM * sms
+    T = 1 if K < 32 else (32 if K < ROW_BLOCK_MIN_K or (lay == "general" and M >= 4 * wave)
+                          else BLOCK)
+    S = _split(M, K // (BLOCK * N * UNROLL * 2), sms) if T == BLOCK else 1
+    if S == 1:
+        _plan_group(plan, op, src, lay, ksh, kst, rsh, rst, K, count, ["out"], True, 1, T, vec)
+        return
+    _plan_group(plan, op, src, lay, ksh, kst, rsh, rst, K, count, _out_names(op, False), False,
+                S, T, vec)
+    src2 = _partials(plan, op, M * S)
+    op2 = Op(op.name, op.partial_dt, op.out_dt, arg_in=op.arg)
+    _plan_group(plan, op2, src2, "contig", (M,), (S,), (), (), S, count, ["out"], True, 1,
+                1 if S < 32 else 32, False)
+
+
+def _plan_column(plan, sms, op, src, K, sK, M, B, sB, count, vec):
+    N = vector_width(op.in_dt.itemsize) if vec else 1
+    part_bytes = sum(np.dtype(t).itemsize for t in op.parts)
+    while N > 1 and BLOCK * N * part_bytes > COLUMN_SHARED_BYTES:
+        N //= 2
+    S = _split(B * -(-M // (32 * N)), K // (WARPS * COLUMN_UNROLL * 2), sms)
+
+    def launch(op_, src_, K_, sK_, M_, B_, sB_, S_, N_, vec_, final):
+        tiles = -(-M_ // (32 * N_))
+        key = ("column", op_.key(), N_, vec_, final, COLUMN_UNROLL)
+        args = src_.names() + _out_names(op_, final) + [K_, sK_, M_, B_, sB_, S_, tiles,
+                                                        float(count)]
+        plan.launches.append(_Launch(key, lambda: column_spec(op_, N_, vec_, final),
+                                     B_ * tiles * S_, tuple(args), K_ * M_ * B_ * op_.in_dt.itemsize))
+
+    if S == 1:
+        launch(op, src, K, sK, M, B, sB, 1, N, vec, True)
+        return
+    launch(op, src, K, sK, M, B, sB, S, N, vec, False)
+    src2 = _partials(plan, op, S * B * M)
+    op2 = Op(op.name, op.partial_dt, op.out_dt, arg_in=op.arg)
+    launch(op2, src2, S, B * M, B * M, 1, 0, 1, 1, False, True)
+
+
+@functools.lru_cache(maxsize=4096)
+def _plan(name, in_dt, out_dt, shape, strides, reduced_axes, order_free, align, sms):
+    """The plan reducing an array of this layout (`align`: its pointer mod 16) over
+    `reduced_axes` into a contiguous 1-D output (the kept elements in C order) on a GPU of
+    `sms` SMs; None when it has more non-collapsible dims than the kernels take."""
+    op = Op(name, in_dt, out_dt)
+    isz = in_dt.itemsize
+    kept = [i for i in range(len(shape)) if i not in reduced_axes]
+    kshape = [shape[i] for i in kept]
+    ksh, (kst, _) = collapse(kshape, [strides[i] for i in kept], c_strides(kshape))
+    rdims = [(shape[i], strides[i]) for i in reduced_axes if shape[i] != 1]
+    count = math.prod(shape[i] for i in reduced_axes)
+    plan = _Plan()
+    if order_free:  # flip negative reduced strides, outermost (largest stride) first
+        flipped = []
+        for n, st in rdims:
+            if st < 0:
+                plan.shift += (n - 1) * st
+                st = -st
+            flipped.append((n, st))
+        rdims = sorted(flipped, key=lambda d: -d[1])
+    rsh, (rst,) = collapse([n for n, _ in rdims], [st for _, st in rdims])
+    if max(len(ksh), len(rsh)) > DIMS[-1]:
+        return None
+    src = _Src("in")
+    ptr = align + plan.shift * isz
+    # a 16-byte vector path needs element-aligned pointers (16-byte ones for 16-byte elements)
+    vec_ok = ptr % isz == 0 and (isz < 16 or ptr % 16 == 0)
+    if len(rsh) == 1 and rst[0] == 1:
+        _plan_rows(plan, sms, op, src, "contig", ksh, kst, (), (), count, count, vec_ok)
+    elif len(rsh) == 1 and kst[-1] == 1 and ksh[-1] > 1 and len(ksh) <= 2:
+        M = ksh[-1]
+        B, sB = (ksh[0], kst[0]) if len(ksh) == 2 else (1, 0)
+        sK = rst[0]
+        vec = ptr % 16 == 0 and (sK * isz) % 16 == 0 and (sB * isz) % 16 == 0
+        _plan_column(plan, sms, op, src, count, sK, M, B, sB, count, vec)
+    else:
+        _plan_rows(plan, sms, op, src, "general", ksh, kst, rsh, rst, count, count, False)
+    return plan
+
+
+def _reduce_into(op, a, reduced_axes, out_flat, order_free):
+    """Reduce `a` over `reduced_axes` into the contiguous 1-D `out_flat` (the kept elements in C
+    order): look up the layout's plan, allocate its temporaries, launch."""
+    dev = runtime.get_device(a.device_index)
+    plan = _plan(op.name, op.in_dt, op.out_dt, a.shape, a.strides, reduced_axes, order_free,
+                 a.ptr % 16, dev.multiprocessor_count)
+    if plan is None:  # rare: more dims than the kernels take; a copy collapses them
+        return _reduce_into(op, elementwise.copy(a), reduced_axes, out_flat, order_free)
+    ptrs = {"in": a.ptr + plan.shift * a.dtype.itemsize, "out": out_flat.ptr}
+    keep = [a.buffer, out_flat.buffer]
+    for name, (n, dt) in zip(("tmp", "tmpidx"), plan.temps):
+        t = new_array(dev.index, (n,), dt, dev.allocator)
+        ptrs[name] = t.ptr
+        keep.append(t.buffer)
+    keep = tuple(keep)
+    stream = dev._current_stream or dev.default_stream
+    for launch in plan.launches:
+        kern = _kernel(dev.index, launch.key, launch.build)
+        args = tuple(ptrs[v] if type(v) is str else v for v in launch.args)
+        kern(stream, launch.grid, BLOCK, args, keep, launch.nbytes)
+
+
+def _out_shape(shape, axes, keepdims):
+    if keepdims:
+        return tuple(1 if i in axes else n for i, n in enumerate(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
+
+
+_EMPTY_VALUE = {"sum": 0, "prod": 1, "all": True, "any": False}
+
+
+def reduce(name, a, axes, keepdims, dtype):
+    """The `reduce` primitive (see _backend.PRIMITIVES)."""
+    dtype = np.dtype(dtype)
+    if name in ("all", "any"):
+        dtype = BOOL
+    dev = runtime.get_device(a.device_index)
+    shape = _out_shape(a.shape, axes, keepdims)
+    out = new_array(a.device_index, shape, dtype, dev.allocator)
+    if out.size == 0:
+        return out
+    if math.prod(a.shape[i] for i in axes) == 0:  # an empty reduction: its identity
+        value = _EMPTY_VALUE.get(name)
+        if value is None:  # mean: 0 / 0; max and min of nothing are rejected by the namespace
+            value = complex(math.nan, math.nan) if dtype.kind == "c" else math.nan
+        return elementwise.fill(out, value)
+    flat = out.view((out.size,), (1,), 0, True)
+    _reduce_into(Op(name, a.dtype, dtype), a, tuple(axes), flat, True)
+    return out
+
+
+def argreduce(name, a, axis, keepdims):
+    """The `argreduce` primitive: argmax/argmin, int64, first index on ties and first NaN."""
+    dev = runtime.get_device(a.device_index)
+    axes = tuple(range(a.ndim)) if axis is None else (axis,)
+    shape = _out_shape(a.shape, axes, keepdims)
+    out = new_array(a.device_index, shape, I64, dev.allocator)
+    if out.size == 0:
+        return out
+    flat = out.view((out.size,), (1,), 0, True)
+    _reduce_into(Op(name, a.dtype, I64), a, axes, flat, False)
+    return out
+
+
+def common_specs():
+    """The kernels the commonest reductions launch (for precompile.py): every operation on
+    float32/float64 (and sum/all/any on int32, int64, bool) over contiguous rows of each group
+    size, split rows with their second pass, and columns (vector and scalar, split or not)."""
+    f32, f64 = np.dtype("float32"), np.dtype("float64")
+    cases = [(n, d, d) for n in ("sum", "prod", "max", "min", "mean") for d in (f32, f64)]
+    cases += [(n, d, BOOL) for n in ("all", "any") for d in (BOOL, np.dtype("int32"), f32)]
+    cases += [("sum", d, I64) for d in (BOOL, np.dtype("int32"), I64)]
+    cases += [(n, d, I64) for n in ARG for d in (f32, f64, np.dtype("int32"), I64)]
+    out = []
+    for name, in_dt, out_dt in cases:
+        op = Op(name, in_dt, out_dt)
+        second = Op(name, op.partial_dt, out_dt, arg_in=op.arg)
+        n = vector_width(in_dt.itemsize)
+        for final in (True, False):
+            out.append(group_spec(op, "contig", BLOCK, n, True, 1, 0, final, 32))
+            out.append(column_spec(op, n, True, final))
+            out.append(column_spec(op, 1, False, final))
+        out += [group_spec(op, "contig", t, n, True, 1, 0, True, 32) for t in (1, 32)]
+        out += [group_spec(second, "contig", t, 1, False, 1, 0, True, 32) for t in (1, 32)]
+        out.append(column_spec(second, 1, False, True))
+    return list({spec.source: spec for spec in out}.values())
+
+
+PRIMITIVES = {"reduce": reduce, "argreduce": argreduce}
