@@ -6,9 +6,9 @@
 #     bash benchmarks/gpu_session.sh
 # .ew holds the wheels the image lacks (see ../shared/tools/gpu-wheels.sh: numpy<2.5 for
 # numba-cuda, nvmath-python, cuda-cccl, hypothesis, ndindex, pytest-json-report, pytest-metadata)
-# and kcache.tgz, the kernel cache (filled without a GPU by `python -m arrayx.cuda.precompile
-# --cc 9.0`, plus the kcache-new.tgz of earlier sessions); .aat is array-api-tests without its
-# .git folders.
+# and kcache.txz, the kernel cache (filled without a GPU by `python -m arrayx.cuda.precompile
+# --cc 9.0`, plus the kcache-new.tgz of earlier sessions; xz because it is a third of gzip's size
+# and the carry is limited to 64 MiB); .aat is array-api-tests without its .git folders.
 # Settings (environment):
 #   STEPS      steps to run, any of: cuda (tests/cuda), ns (NS_TESTS on cuda:0 with host fallback
 #              an error), conf (conformance/run.py --device cuda), bench (BENCHES)
@@ -16,15 +16,16 @@
 #   NS_TESTS   pytest selection for the ns step (default: the whole namespace suite, tests/*.py)
 #   BENCHES    benchmark names: benchmarks/<name>_bench.py, each run with --out $OUT
 #   MAX_EXAMPLES, and *_TIMEOUT per step (seconds)
-# Results go to $OUT: cuda-tests.log, ns-tests.log, conformance.log, cuda.json (conformance
-# summary), bench-<name>.log and the benchmarks' json/md, kcache-new.tgz (kernels compiled here;
-# add them to .ew/kcache.tgz so the next session starts warm). A summary is printed last.
+# Results go to $OUT as two archives (the `run` tool brings back few files): run.tgz with
+# cuda-tests.log, ns-tests.log, conformance.log, cuda.json (conformance summary), bench-<name>.log
+# and the benchmarks' json/md; kcache-new.tgz, the kernels compiled here (add them to
+# .ew/kcache.txz so the next session starts warm). A summary is printed last.
 set -o pipefail
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+FINAL_OUT=${OUT:-/tmp/out}; OUT=/tmp/gpu-session; mkdir -p "$OUT" "$FINAL_OUT"
 STEPS=${STEPS:-cuda ns conf bench}
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target .site .ew/*.whl \
   && export PYTHONPATH=$PWD:$PWD/.site:$PWD/benchmarks || exit 1
-mkdir -p .kcache && tar xzf .ew/kcache.tgz -C .kcache && touch /tmp/kcache-marker
+mkdir -p .kcache && tar xf .ew/kcache.txz -C .kcache && touch /tmp/kcache-marker
 export ARRAYX_KERNEL_CACHE=$PWD/.kcache PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv,noheader \
   | tee "$OUT/nvidia-smi.txt"
@@ -68,9 +69,10 @@ if [[ $STEPS == *bench* ]]; then
     step_end "bench-$name"
   done
 fi
-(cd .kcache && find . -type f -newer /tmp/kcache-marker | tar czf "$OUT/kcache-new.tgz" -T -)
+(cd .kcache && find . -type f -newer /tmp/kcache-marker | tar czf "$FINAL_OUT/kcache-new.tgz" -T -)
+tar czf "$FINAL_OUT/run.tgz" -C "$OUT" .
 
-echo "== new kernels compiled here: $(tar tzf "$OUT/kcache-new.tgz" | grep -c json)"
+echo "== new kernels compiled here: $(tar tzf "$FINAL_OUT/kcache-new.tgz" | grep -c json)"
 for s in "${!SECONDS_OF[@]}"; do echo "seconds $s: ${SECONDS_OF[$s]}"; done
 [[ -f $OUT/cuda-tests.log ]] && { echo "== tests/cuda"; summary "$OUT/cuda-tests.log"; }
 [[ -f $OUT/ns-tests.log ]] && { echo "== namespace tests on cuda"; summary "$OUT/ns-tests.log" 60; }

@@ -98,7 +98,7 @@ def _pow(a, b, out=None):
     # complex64 powers are computed in complex128 and rounded once: NumPy's float cpowf decides
     # the sign of an overflowing part by the rounding of a float32 angle, which no other library
     # reproduces (the CUDA backend computes the same way, so both devices agree).
-    if _COMPLEX64 not in (getattr(a, "dtype", None), getattr(b, "dtype", None)):
+    if np.result_type(a, b) != _COMPLEX64:
         return np.power(a, b) if out is None else np.power(a, b, out=out)
     result = np.power(np.asarray(a, _COMPLEX128), np.asarray(b, _COMPLEX128)).astype(_COMPLEX64)
     if out is not None:

@@ -14,6 +14,7 @@ benchmarks/results/):
   capture) that is launched as one; instantiated graphs are cached by topology and updated in
   place (cuGraphExecUpdate), least recently used out. Kernels reach the GPU at commit: after
   ``batch_ops`` launches, ``batch_bytes`` touched, or any sync, transfer, event or interop export.
+  Launches touching ``DIRECT_BYTES`` or more go to the driver at once even in this mode.
 * 'direct': each launch goes to the driver at once; batching only groups the events.
 
 ``synchronize`` commits and waits; an asynchronous kernel fault surfaces there (or at the next
@@ -35,6 +36,12 @@ from . import runtime
 BATCH_OPS = int(os.environ.get("ARRAYX_BATCH_OPS", "128"))
 BATCH_BYTES = int(os.environ.get("ARRAYX_BATCH_BYTES", str(256 << 20)))
 MODE = os.environ.get("ARRAYX_SUBMIT", "graph")
+# In graph mode a launch touching at least this many bytes goes to the driver at once (after the
+# launches recorded before it): it keeps the GPU busy for longer than a direct launch costs the
+# host (16 MiB at 4 TB/s is 4 us), while capturing it into a graph of its own, to be instantiated
+# and launched, would leave the GPU idle for tens of microseconds (the 1 GiB reductions of
+# benchmarks/reduce_bench.py lost 30-60 us to that).
+DIRECT_BYTES = int(os.environ.get("ARRAYX_DIRECT_BYTES", str(16 << 20)))
 
 _encoders: dict = {}  # device index -> WeakSet of encoders
 
@@ -77,6 +84,7 @@ class Encoder:
         self.bytes = 0
         self.batch_ops = BATCH_OPS
         self.batch_bytes = BATCH_BYTES
+        self.direct_bytes = DIRECT_BYTES
         self.inflight = deque()   # [event, records, bytes]
         self.inflight_bytes = 0
         self.max_inflight_bytes = None  # set from the allocator's limit on first use

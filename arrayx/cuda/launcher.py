@@ -109,9 +109,11 @@ class Kernel:
             return
         enc = stream.encoder
         deferred = enc.deferred
-        if deferred is not None:  # graph mode: record now, captured into a graph at commit
-            deferred.append((self, grid, block, args))
+        if deferred is not None and nbytes < enc.direct_bytes:
+            deferred.append((self, grid, block, args))  # graph mode: captured at commit
         else:
+            if deferred:  # a large launch in graph mode: what was recorded before it goes first
+                enc.commit()
             self.pack(self._buf, 0, *args)
             if _api == "bindings":
                 err = self._launch(self.function, grid, 1, 1, block, 1, 1, 0, stream.handle,

@@ -49,14 +49,22 @@ from .layout import collapse, vector_width
 BLOCK = 256
 DIMS = (1, 3, 6)     # the general/contig kernels exist for these kept/reduced dim counts
 WARPS = BLOCK // 32
-# Tuning knobs (benchmarks/reduce_sweep.py times candidates on the H200; first H200 run of
-# reduce_bench.py with UNROLL 4, COLUMN_UNROLL 4, BLOCKS_PER_SM 4, ROW_BLOCK_MIN_K 1024 and
-# unbalanced column splits: sum 0.84, rows 0.89, columns 0.86, argmax 0.81 of the copy).
-UNROLL = 4           # contig: 16-byte vectors each lane loads back to back before adding them
-COLUMN_UNROLL = 4    # column: rows each warp loads back to back before adding them
+# Tuning knobs, set from benchmarks/reduce_sweep.py on the H200 (2026-11-30; ratio to the copy
+# of the same run, kernels queued back to back / one call timed alone with its host latency):
+# sum of 2^28 float32 UNROLL 4: 0.975 / 0.878, 16: 0.983 / 0.892; rows of 16k x 16k UNROLL 4:
+# 1.048 / 0.957, 16: 1.060 / 0.968; argmax UNROLL 4: 0.964 / 0.869, 16: 0.948 / 0.859 (so arg
+# reductions keep 4); columns COLUMN_UNROLL 4 / 8 / 16 with SPLIT_FILL 0: 1.007 / 1.006 / 1.003,
+# one call 0.822 / 0.897 / 0.901, while SPLIT_FILL 0.95 (fuller last waves, more blocks) lost:
+# 0.881 / 0.878 / 0.865. BLOCKS_PER_SM 8 was slower in every case (sum 0.853-0.903).
+UNROLL = 16          # contig: 16-byte vectors each lane loads back to back before adding them
+ARG_UNROLL = 4       # the same for argmax/argmin, whose (value, index) compare chain is longer
+# ...at most this many elements (16 vectors of 1-byte elements took numba 111 s to compile for
+# max of uint8, against seconds for float32's 64 elements)
+UNROLLED_ELEMENTS = 64
+COLUMN_UNROLL = 8    # column: rows each warp loads back to back before adding them
 BLOCKS_PER_SM = 4    # a split reduction launches whole waves of this many blocks per SM
 ROW_BLOCK_MIN_K = 1024  # contiguous rows at least this long get a block each (shorter: a warp)
-SPLIT_FILL = 0.95    # the least useful fraction of its last wave a split accepts (see _split)
+SPLIT_FILL = 0.0     # the least useful fraction of its last wave a split accepts (see _split)
 COLUMN_SHARED_BYTES = 32768
 I64 = np.dtype("int64")
 C64 = np.dtype("complex64")
@@ -155,8 +163,10 @@ class Op:
                 return [f"{a[0]} = {a[0]} if ({a[0]} {cmp} {b[0]} or {a[0]} != {a[0]}) else {b[0]}"]
             return [f"{a[0]} = {a[0]} if {a[0]} {cmp}= {b[0]} else {b[0]}"]
         (av, ai), (bv, bi) = a, b
-        if ordered:  # ties keep a; the first NaN wins: b only replaces a value that is not NaN
-            take = f"{bv} {cmp} {av}" + (f" or ({bv} != {bv} and {av} == {av})" if floating else "")
+        if ordered:  # ties keep a (unless a is still the identity, with no index); the first
+            # NaN wins: b only replaces a value that is not NaN
+            take = f"{bv} {cmp} {av} or {ai} == {INT64_MAX}" + \
+                (f" or ({bv} != {bv} and {av} == {av})" if floating else "")
         else:
             take = f"{bv} {cmp} {av} or ({bv} == {av} and {bi} < {ai})"
             if floating:  # the first NaN wins
@@ -176,6 +186,12 @@ class Op:
 
     def key(self):
         return (self.name, self.in_dt, self.out_dt, self.arg_in)
+
+
+def _unroll(op) -> int:
+    """Vectors a contig lane loads at once: the knob, capped at UNROLLED_ELEMENTS elements."""
+    per_vector = vector_width(op.in_dt.itemsize)
+    return max(1, min(ARG_UNROLL if op.arg else UNROLL, UNROLLED_ELEMENTS // per_vector))
 
 
 def _indent(lines, n):
@@ -328,9 +344,10 @@ def group_spec(op, lay, T, N, vec, Dk, Dr, final, bits):
                         lines += _accumulate(op, q, f"x{u}_{q}", idx, ordered=True)
             return lines
 
-        if UNROLL > 1:
-            work += [f"while v + {(UNROLL - 1) * T} < end:"] + _indent(vectors(range(UNROLL)), 4)
-            work += [f"    v += {UNROLL * T}"]
+        unroll = _unroll(op)
+        if unroll > 1:
+            work += [f"while v + {(unroll - 1) * T} < end:"] + _indent(vectors(range(unroll)), 4)
+            work += [f"    v += {unroll * T}"]
         work += ["while v < end:"] + _indent(vectors([0]), 4) + [f"    v += {T}"]
         if vec:  # the row's scalar head and tail, by the first split
             work += ["if s == 0:", "    i = lane", "    while i < h:"]
@@ -511,7 +528,7 @@ def _plan_group(plan, op, src, lay, ksh, kst, rsh, rst, K, count, out_names, fin
     Dr = _dims(len(rsh)) if lay == "general" else 0
     ksh, kst = _pad(ksh, kst, Dk)
     bits = 32 if M < 2**31 and K < 2**31 else 64
-    key = ("group", op.key(), lay, T, N, vec, Dk, Dr, final, bits, UNROLL)
+    key = ("group", op.key(), lay, T, N, vec, Dk, Dr, final, bits, _unroll(op))
     args = src.names() + out_names + [src.ptr, K, S, float(count), M] + list(ksh) + list(kst)
     if lay == "general":
         rsh, rst = _pad(rsh, rst, Dr)
@@ -529,7 +546,7 @@ def _plan_rows(plan, sms, op, src, lay, ksh, kst, rsh, rst, K, count, vec):
     wave = BLOCKS_PER_SM * sms
     T = 1 if K < 32 else (32 if K < ROW_BLOCK_MIN_K or (lay == "general" and M >= 4 * wave)
                           else BLOCK)
-    S = _split(M, K // (BLOCK * N * UNROLL * 2), sms) if T == BLOCK else 1
+    S = _split(M, K // (BLOCK * N * _unroll(op) * 2), sms) if T == BLOCK else 1
     if S == 1:
         _plan_group(plan, op, src, lay, ksh, kst, rsh, rst, K, count, ["out"], True, 1, T, vec)
         return

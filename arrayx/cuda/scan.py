@@ -62,7 +62,10 @@ BLOCK = 256              # threads per block of the column scan and the flag con
 # Row-scan tile: SCAN_BLOCK threads x SCAN_VECTORS 16-byte vectors each (for elements of 4 bytes
 # or more; narrower ones keep the same element count). Bigger tiles mean fewer look-backs (each
 # costs L2 round trips on the critical path) but fewer resident blocks. Measured on the H200 with
-# benchmarks/scan_sweep.py (2^28 float32 cumulative_sum, 2^26 float32 x[mask]): <lead: results>.
+# benchmarks/scan_sweep.py (2026-11-30; 2^28 float32 cumulative_sum as a fraction of the copy's
+# bandwidth, read + write; 2^26 float32 x[mask] with half selected, PyTorch 0.489 ms): 256 x 8
+# 0.59 and 0.376 ms, 128 x 8 0.58 / 0.377, 128 x 16 0.56 / 0.414, 256 x 4 0.43 / 0.427, 512 x 4
+# 0.43 / 0.447, 512 x 2 0.28 / 0.577. The 0.8 of issue 5 is not reached (PyTorch: 0.61).
 SCAN_BLOCK = 256
 SCAN_VECTORS = 8
 SHARED_LIMIT = 48 * 1024  # static shared memory per block
@@ -870,13 +873,16 @@ def select_by_mask(x: CudaArray, mask: CudaArray) -> CudaArray:
         return res.view((1,) + x.shape, (0,) + res.strides, res.offset)
     if not inner and x.size:
         # one element per mask element: the fused scan + compaction reads the mask and x once
-        # and writes the selection once; the result is a view of an allocation of x.size
-        # elements (the count is known only after the kernel: memory, not time, is spent)
+        # and writes the selection once, into an allocation of x.size elements (the count is
+        # known only after the kernel). A sparse selection is copied out so that allocation
+        # goes back to the cache now instead of living as long as the result; that copy moves
+        # at most the selection's bytes again.
         if not x.c_contig:
             x = elementwise.copy(x)
         full = new_array(dev.index, (x.size,), x.dtype, dev.allocator)
         count = row_scan("sum", _flat(mask), full, flag=True, x=_flat(x))
-        return full.view((count,), (1,), full.offset)
+        selected = full.view((count,), (1,), full.offset)
+        return selected if 2 * count >= x.size else elementwise.copy(selected)
     incl = ranks(mask)
     count = _count(incl)
     out = new_array(dev.index, (count,) + inner, x.dtype, dev.allocator)

@@ -1,0 +1,92 @@
+"""Sweep of the row-scan tile shape (arrayx/cuda/scan.py SCAN_BLOCK x SCAN_VECTORS) on the two
+scan targets, to pick the module's defaults. Run once on the GPU:
+
+    python benchmarks/scan_sweep.py [--reps 10]
+
+For each (threads per tile, 16-byte vectors per thread) setting the module constants are
+patched and its kernel cache cleared (two kernels compiled per setting, ~1-5 s each), then:
+cumulative_sum of 2^28 float32 (checked once against CuPy's float64 cumsum) and x[mask] of
+2^26 float32 with about half selected (checked once against CuPy) are timed (CUDA events,
+median of --reps after warm-up). Prints: case, setting, ms, ratio of its bandwidth to the
+device copy of the same run (cumsum: 2 x 1 GiB moved; x[mask]: mask + x read, selection
+written), and the check. About 60 s including compiles.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+from harness import Harness  # noqa: E402
+
+# (SCAN_BLOCK, SCAN_VECTORS): tiles of 4096, 8192 and 16384 float32 elements; static shared
+# memory (5 bytes an element for float32) caps a tile at 8192 of them, so 16384 is absent
+SETTINGS = [(256, 4), (128, 8), (512, 2), (256, 8), (512, 4), (128, 16)]
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--reps", type=int, default=10)
+    p.add_argument("--log2n", type=int, default=28)
+    p.add_argument("--log2m", type=int, default=26)
+    a = p.parse_args()
+    import cupy as cp
+
+    import arrayx as xp
+    from arrayx._registry import set_host_fallback
+    from arrayx.cuda import elementwise, scan
+    set_host_fallback("error")
+    H = Harness("arrayx scan tile sweep")
+    n, m = 1 << a.log2n, 1 << a.log2m
+
+    src = xp.ones(n, dtype=xp.float32, device="cuda:0")
+    dst = xp.empty(n, dtype=xp.float32, device="cuda:0")
+    copy_ms = H.gpu_time("arrayx", lambda: elementwise.memcpy_d2d(H.dev, dst._data, src._data),
+                         reps=a.reps)
+    copy_tbs = 2 * n * 4 / (copy_ms * 1e-3) / 1e12
+    del src, dst
+
+    cp.random.seed(1)
+    x_cp = cp.random.standard_normal(n, dtype=cp.float32)
+    ref = cp.cumsum(x_cp.astype(cp.float64))
+    scale = float(cp.max(cp.abs(ref)))
+    y_cp = cp.random.standard_normal(m, dtype=cp.float32)
+    mask_cp = cp.random.random(m) < 0.5
+    want = y_cp[mask_cp]
+    cp.cuda.Device().synchronize()
+    x, y, mask = xp.from_dlpack(x_cp), xp.from_dlpack(y_cp), xp.from_dlpack(mask_cp)
+    mask_bytes = m * 5 + int(want.size) * 4
+
+    rows = []
+    for block, vectors in SETTINGS:
+        scan.SCAN_BLOCK, scan.SCAN_VECTORS = block, vectors
+        scan._kernels.clear()
+        setting = f"{block} threads x {vectors} vectors"
+        try:
+            got = cp.from_dlpack(xp.cumulative_sum(x))
+            rel = float(cp.max(cp.abs(got - ref))) / scale
+            del got
+            ms = H.gpu_time("arrayx", lambda: xp.cumulative_sum(x), reps=a.reps)
+            rows.append(("cumulative_sum f32", setting, ms, 2 * n * 4, f"rel err {rel:.1e}"
+                         + ("" if rel < 1e-4 else " BAD")))
+            same = bool(cp.array_equal(cp.from_dlpack(y[mask]), want))
+            ms = H.gpu_time("arrayx", lambda: y[mask], reps=a.reps)
+            rows.append(("x[mask] f32 half", setting, ms, mask_bytes,
+                         "equal" if same else "DIFFERENT"))
+        except Exception as e:  # a setting that does not fit (shared memory) or fails
+            rows.append(("both", setting, float("nan"), 1, repr(e)[:60]))
+
+    print(f"\n==== scan tile sweep; copy {copy_ms:.3f} ms = {copy_tbs:.2f} TB/s")
+    print(f"{'case':20s} {'setting':26s} {'ms':>8s} {'of copy':>8s}  check")
+    for case, setting, ms, nbytes, check in sorted(rows, key=lambda r: (r[0], r[2])):
+        ratio = nbytes / (ms * 1e-3) / 1e12 / copy_tbs
+        print(f"{case:20s} {setting:26s} {ms:8.3f} {ratio:8.2f}  {check}")
+
+
+if __name__ == "__main__":
+    main()
