@@ -81,7 +81,21 @@ def operations(libs, n, side):
     if "torch" in data:
         tcopy["torch"] = lambda m=data["torch"][2]: m.T.contiguous()
     ops["transposed copy 16k x 16k"] = (2 * side * side * f4, tcopy)
+    ops["transposed copy 16k x 16k, row-major tile order"] = (
+        2 * side * side * f4, {"arrayx": lambda m=data["arrayx"][2]: _tile_order(
+            "rows", lambda: xp.asarray(m.mT, copy=True))})
     return ops
+
+
+def _tile_order(order, fn):
+    """Run fn with the transposing layout's tile order set to `order` (elementwise.TILE_ORDER)."""
+    from arrayx.cuda import elementwise
+    saved = elementwise.TILE_ORDER
+    elementwise.TILE_ORDER = order
+    try:
+        return fn()
+    finally:
+        elementwise.TILE_ORDER = saved
 
 
 def main():
@@ -91,19 +105,14 @@ def main():
     p.add_argument("--reps", type=int, default=20)
     a = p.parse_args()
     from arrayx._registry import set_host_fallback
-    from arrayx.cuda import compiler, elementwise
+    from arrayx.cuda import compiler
     set_host_fallback("error")
     H = Harness("arrayx CUDA elementwise")
     n = 1 << a.log2n
     side = 1 << (a.log2n // 2)
     libs = {"torch": H.torch} if H.torch is not None else {}
-    # the ceiling: a device-to-device copy of the same 1 GiB, by each library
-    import arrayx as xp
-    src = xp.ones(n, dtype=xp.float32, device="cuda:0")
-    dst = xp.empty(n, dtype=xp.float32, device="cuda:0")
-    ms = H.gpu_time("arrayx", lambda: elementwise.memcpy_d2d(H.dev, dst._data, src._data),
-                    reps=a.reps)
-    ceiling = H.bandwidth(f"device copy {n * 4 >> 20} MiB", "arrayx/cuMemcpyDtoD", ms, 2 * n * 4)
+    # the ceiling: a device-to-device copy of the same 1 GiB
+    ceiling = H.copy_ceiling(n, a.reps)
     ceiling_tbs = ceiling["tb_per_s"]
     rows = []
     results = {}

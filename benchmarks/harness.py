@@ -154,6 +154,18 @@ class Harness:
         tbs = nbytes / (ms * 1e-3) / 1e12
         return self.record(name, lib, ms, "ms", bytes=nbytes, tb_per_s=round(tbs, 3), **extra)
 
+    def copy_ceiling(self, n: int, reps: int = 20) -> dict:
+        """Record and return the device-to-device copy of n float32 elements through arrayx
+        (cuMemcpyDtoD): the bandwidth ceiling the kernel families are measured against (bytes
+        read + written)."""
+        import arrayx as xp
+        from arrayx.cuda import elementwise
+        src = xp.ones(n, dtype=xp.float32, device="cuda:0")
+        dst = xp.empty(n, dtype=xp.float32, device="cuda:0")
+        ms = self.gpu_time("arrayx", lambda: elementwise.memcpy_d2d(self.dev, dst._data, src._data),
+                           reps=reps)
+        return self.bandwidth(f"device copy {n * 4 >> 20} MiB", "arrayx/cuMemcpyDtoD", ms, 8 * n)
+
     def compare(self, name: str, nbytes: int, fns: dict, warmup=3, reps=20, copy_bytes=None):
         """Time `fns` ({lib: fn}) and a device-to-device copy of `copy_bytes` (default nbytes/2
         copied: nbytes moved) in one process."""

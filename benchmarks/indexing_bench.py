@@ -101,17 +101,12 @@ def main():
     p.add_argument("--reps", type=int, default=20)
     a = p.parse_args()
     from arrayx._registry import set_host_fallback
-    from arrayx.cuda import compiler, elementwise
+    from arrayx.cuda import compiler
     set_host_fallback("error")
     H = Harness("arrayx CUDA gather and concat")
     n, m = 1 << a.log2n, 1 << a.log2m
     libs = {"torch": H.torch} if H.torch is not None else {}
-    import arrayx as xp
-    src = xp.ones(n, dtype=xp.float32, device="cuda:0")
-    dst = xp.empty(n, dtype=xp.float32, device="cuda:0")
-    ms = H.gpu_time("arrayx", lambda: elementwise.memcpy_d2d(H.dev, dst._data, src._data),
-                    reps=a.reps)
-    ceiling = H.bandwidth(f"device copy {n * 4 >> 20} MiB", "arrayx/cuMemcpyDtoD", ms, 2 * n * 4)
+    ceiling = H.copy_ceiling(n, a.reps)
     ceiling_tbs = ceiling["tb_per_s"]
     rows = []
     for name, (nbytes, fns) in operations(libs, n, m).items():

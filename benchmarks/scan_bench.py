@@ -42,18 +42,13 @@ def main():
 
     import arrayx as xp
     from arrayx._registry import set_host_fallback
-    from arrayx.cuda import compiler, elementwise
+    from arrayx.cuda import compiler
     set_host_fallback("error")
     H = Harness("arrayx CUDA scans")
     torch = H.torch
     n, m = 1 << a.log2n, 1 << a.log2m
 
-    src = xp.ones(n, dtype=xp.float32, device="cuda:0")
-    dst = xp.empty(n, dtype=xp.float32, device="cuda:0")
-    ms = H.gpu_time("arrayx", lambda: elementwise.memcpy_d2d(H.dev, dst._data, src._data),
-                    reps=a.reps)
-    ceiling = H.bandwidth(f"device copy {n * 4 >> 20} MiB", "arrayx/cuMemcpyDtoD", ms,
-                          2 * n * 4)["tb_per_s"]
+    ceiling = H.copy_ceiling(n, a.reps)["tb_per_s"]
 
     # --- cumulative_sum -----------------------------------------------------------------------
     cp.random.seed(1)

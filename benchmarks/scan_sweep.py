@@ -39,17 +39,13 @@ def main():
 
     import arrayx as xp
     from arrayx._registry import set_host_fallback
-    from arrayx.cuda import elementwise, scan
+    from arrayx.cuda import scan
     set_host_fallback("error")
     H = Harness("arrayx scan tile sweep")
     n, m = 1 << a.log2n, 1 << a.log2m
 
-    src = xp.ones(n, dtype=xp.float32, device="cuda:0")
-    dst = xp.empty(n, dtype=xp.float32, device="cuda:0")
-    copy_ms = H.gpu_time("arrayx", lambda: elementwise.memcpy_d2d(H.dev, dst._data, src._data),
-                         reps=a.reps)
-    copy_tbs = 2 * n * 4 / (copy_ms * 1e-3) / 1e12
-    del src, dst
+    ceiling = H.copy_ceiling(n, a.reps)
+    copy_ms, copy_tbs = ceiling["value"], ceiling["tb_per_s"]
 
     cp.random.seed(1)
     x_cp = cp.random.standard_normal(n, dtype=cp.float32)
@@ -65,7 +61,6 @@ def main():
     rows = []
     for block, vectors in SETTINGS:
         scan.SCAN_BLOCK, scan.SCAN_VECTORS = block, vectors
-        scan._kernels.clear()
         setting = f"{block} threads x {vectors} vectors"
         try:
             got = cp.from_dlpack(xp.cumulative_sum(x))

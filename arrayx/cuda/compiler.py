@@ -240,6 +240,20 @@ def get_kernel(spec: KernelSpec, device_index: int):
     return k
 
 
+_launchable: dict = {}
+
+
+def cached_kernel(device_index: int, family: str, key, build):
+    """The launchable kernel of `family`'s specialisation `key` (any hashable value that
+    determines the source, knob values included) on a device. `build()` makes its KernelSpec on
+    the first request only: the kernel families look their kernels up on every launch, and
+    generating source each time would cost more host time than the launch."""
+    k = _launchable.get((device_index, family, key))
+    if k is None:
+        k = _launchable[(device_index, family, key)] = get_kernel(build(), device_index)
+    return k
+
+
 def compile_count() -> int:
     """Kernels compiled by numba in this process (0 when everything came from the caches)."""
     return counters["compiled"]

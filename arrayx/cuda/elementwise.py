@@ -41,6 +41,11 @@ BLOCK = 256
 # against 0.95) were slower on the H200 (benchmarks/README.md).
 VEC_UNROLL = 1
 STRIDED_DIMS = (1, 3, 6)  # strided kernels exist for these dim counts; others are padded up
+# Order in which the transposing layout's blocks visit tiles: "diagonal" gives the blocks that run
+# together different tile rows and columns, so a power-of-two matrix (whose tile columns are a
+# power of two bytes apart) does not send every concurrent block to the same memory partitions;
+# "rows" is plain row-major order (benchmarks/elementwise_bench.py times both).
+TILE_ORDER = "diagonal"
 
 
 def tile_side(itemsize: int) -> int:
@@ -111,8 +116,8 @@ def kernel_spec(name: str, op: Op, kinds: tuple, dtypes: tuple, lay: str, N: int
                 argtypes += ["int64", "int64"]
     elif lay == "tile":
         src = kinds.index("a")  # the one array operand
-        args += ["cols", "rows", f"in{src}_st0", f"in{src}_st1", "tiles_c"]
-        argtypes += ["int64"] * 4 + ["uint32"]  # 32-bit division of the block index
+        args += ["cols", "rows", f"in{src}_st0", f"in{src}_st1", "tiles_c", "tiles_r"]
+        argtypes += ["int64"] * 4 + ["uint32"] * 2  # 32-bit division of the block index
 
     def result(load, index):
         """The stored result: `load(k)` is array operand k's raw value, `index` the flat index."""
@@ -167,8 +172,12 @@ def kernel_spec(name: str, op: Op, kinds: tuple, dtypes: tuple, lay: str, N: int
         step = BLOCK // side
         body += [f"    tile = cuda.shared.array(({side}, {side + 1}), {_elem(dtypes[src])})",
                  "    tid = cuda.threadIdx.x",
-                 f"    tx = tid % {side}", f"    ty = tid // {side}", "    b = cuda.blockIdx.x",
-                 f"    r0 = int64(b // tiles_c) * {side}", f"    c0 = int64(b % tiles_c) * {side}",
+                 f"    tx = tid % {side}", f"    ty = tid // {side}", "    b = cuda.blockIdx.x"]
+        if TILE_ORDER == "diagonal":  # block b: tile row b % tiles_r, shifted along its columns
+            body += ["    tr = b % tiles_r", "    tc = (b // tiles_r + tr) % tiles_c"]
+        else:
+            body += ["    tr = b // tiles_c", "    tc = b % tiles_c"]
+        body += [f"    r0 = int64(tr) * {side}", f"    c0 = int64(tc) * {side}",
                  f"    for q in range({side // step}):",
                  "        r = r0 + tx", f"        c = c0 + ty + {step} * q",
                  "        if r < rows and c < cols:",
@@ -189,17 +198,6 @@ def kernel_spec(name: str, op: Op, kinds: tuple, dtypes: tuple, lay: str, N: int
         kname += f"{D}d{index_bits}"
     src = PREAMBLE + f"def {kname}({', '.join(args)}):\n" + "\n".join(body) + "\n"
     return compiler.KernelSpec(kname, src, kname, tuple(argtypes))
-
-
-_kernels: dict = {}
-
-
-def _kernel(dev_index, key, build):
-    k = _kernels.get((dev_index, key))
-    if k is None:
-        spec = build()
-        k = _kernels[(dev_index, key)] = compiler.get_kernel(spec, dev_index)
-    return k
 
 
 def scalar_args(value, dt):
@@ -298,7 +296,8 @@ def _launch_vec(dev, name, op, operands, kinds, dtypes, out, n, N, head):
     stream = dev._current_stream or dev.default_stream
     keep = (out.buffer,) + tuple(a.buffer for a in arrays)
     key = (name, op, kinds, dtypes, "vec", N, U)
-    kern = _kernel(dev.index, key, lambda: kernel_spec(name, op, kinds, dtypes, "vec", N, U))
+    kern = compiler.cached_kernel(dev.index, "elementwise", key,
+                                  lambda: kernel_spec(name, op, kinds, dtypes, "vec", N, U))
     if head:
         _launch_strided(dev, name, op, operands, kinds, dtypes, out, arrays, head, (head,),
                         [(1,)] * (len(arrays) + 1))
@@ -318,8 +317,9 @@ def _launch_strided(dev, name, op, operands, kinds, dtypes, out, arrays, n, csha
     bits = layout.index_bits(n, cshape, *cstrides)
     debug = compiler.DEBUG
     key = (name, op, kinds, dtypes, "strided", D, bits, debug)
-    kern = _kernel(dev.index, key, lambda: kernel_spec(name, op, kinds, dtypes, "strided", D=D,
-                                                       index_bits=bits, debug=debug))
+    kern = compiler.cached_kernel(dev.index, "elementwise", key,
+                                  lambda: kernel_spec(name, op, kinds, dtypes, "strided", D=D,
+                                                      index_bits=bits, debug=debug))
     args = [out.ptr] + _args(operands, dtypes, [a.ptr for a in arrays]) + [n] + list(cshape)
     for st in cstrides:
         args += list(st)
@@ -337,13 +337,16 @@ def _launch_strided(dev, name, op, operands, kinds, dtypes, out, arrays, n, csha
 
 def _launch_tile(dev, name, op, operands, kinds, dtypes, out, src, cshape, src_strides):
     rows, cols = cshape
-    key = (name, op, kinds, dtypes, "tile")
-    kern = _kernel(dev.index, key, lambda: kernel_spec(name, op, kinds, dtypes, "tile"))
+    key = (name, op, kinds, dtypes, "tile", TILE_ORDER)
+    kern = compiler.cached_kernel(dev.index, "elementwise", key,
+                                  lambda: kernel_spec(name, op, kinds, dtypes, "tile"))
     side = tile_side(src.dtype.itemsize)
     tiles_c = -(-cols // side)
-    grid = -(-rows // side) * tiles_c
+    tiles_r = -(-rows // side)
+    grid = tiles_r * tiles_c
     args = [out.ptr] + _args(operands, dtypes, [src.ptr]) + [rows * cols, cols, rows,
-                                                            src_strides[0], src_strides[1], tiles_c]
+                                                            src_strides[0], src_strides[1], tiles_c,
+                                                            tiles_r]
     stream = dev._current_stream or dev.default_stream
     kern(stream, grid, BLOCK, args, (out.buffer, src.buffer),
          rows * cols * (out.dtype.itemsize + src.dtype.itemsize))
@@ -434,8 +437,8 @@ def _make_fast(dev_index, name, dtype, op):
     U = VEC_UNROLL
     kinds = ("a", "a")
     dtypes = (dtype, dtype)
-    kern = _kernel(dev_index, (name, op, kinds, dtypes, "vec", N, U),
-                   lambda: kernel_spec(name, op, kinds, dtypes, "vec", N, U))
+    kern = compiler.cached_kernel(dev_index, "elementwise", (name, op, kinds, dtypes, "vec", N, U),
+                                  lambda: kernel_spec(name, op, kinds, dtypes, "vec", N, U))
     dev.default_stream  # created now, so the fast path can read dev._default_stream
     fp = (kern, N * dtype.itemsize, N * dtype.itemsize, op.out, BLOCK * N * U, dev,
           dev.allocator, 2 * dtype.itemsize + op.out.itemsize)

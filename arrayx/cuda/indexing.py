@@ -232,7 +232,6 @@ class IndexSpec:
         self.array, self.strides, self.n, self.ax = array, tuple(strides), n, ax
 
 
-_kernels: dict = {}
 _flags: dict = {}  # (device, stream handle) -> the uint32 error flag of that stream
 
 
@@ -311,10 +310,7 @@ def _launch(op, main: CudaArray, main_ptr: int, other: CudaArray, shape, main_st
     flag = _flag(dev, stream)
     spec_args, args, grid = plan_launch(op, main_ptr, other.ptr, main.dtype.itemsize, shape,
                                         main_strides, other_strides, specs, flag.ptr)
-    kern = _kernels.get((dev.index, spec_args))
-    if kern is None:
-        kern = compiler.get_kernel(kernel_spec(*spec_args), dev.index)
-        _kernels[(dev.index, spec_args)] = kern
+    kern = compiler.cached_kernel(dev.index, "indexing", spec_args, lambda: kernel_spec(*spec_args))
     keep = (main.buffer, other.buffer, flag.buffer) + tuple(s.array.buffer for s in specs)
     n = 1
     for m in shape:

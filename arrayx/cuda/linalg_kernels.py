@@ -147,17 +147,12 @@ def specs() -> list:
     return out
 
 
-_loaded: dict = {}
-
-
 def launch(spec_fn, key: tuple, dev, total: int, args: list, keep: tuple):
     """Launch the kernel `spec_fn(*key)` with one thread per element of `total` on `dev`'s
     current stream; `keep` are the arrays it reads or writes (the encoder holds their buffers)."""
     if total <= 0:
         return
-    kernel = _loaded.get((dev.index, spec_fn, key))
-    if kernel is None:
-        kernel = _loaded[(dev.index, spec_fn, key)] = compiler.get_kernel(spec_fn(*key), dev.index)
+    kernel = compiler.cached_kernel(dev.index, "linalg", (spec_fn, key), lambda: spec_fn(*key))
     dev.activate()
     stream = dev.stream
     buffers = tuple(a.buffer for a in keep)

@@ -150,15 +150,9 @@ def repeat_sources(out, cum, n, total):
                 hi = mid
         out[p] = lo
 '''
-_kernels: dict = {}
-
-
 def _kernel(dev_index, entry, argtypes):
-    k = _kernels.get((dev_index, entry))
-    if k is None:
-        spec = compiler.KernelSpec(entry, PREAMBLE + _SOURCES, entry, argtypes)
-        k = _kernels[(dev_index, entry)] = compiler.get_kernel(spec, dev_index)
-    return k
+    return compiler.cached_kernel(dev_index, "manipulation", entry, lambda: compiler.KernelSpec(
+        entry, PREAMBLE + _SOURCES, entry, argtypes))
 
 
 def kernel_specs():

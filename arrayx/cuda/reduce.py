@@ -439,14 +439,6 @@ def _spec(name, args, types, body):
 
 # ---- host side: layout analysis (cached as plans) and launches -----------------------------
 
-_kernels: dict = {}
-
-
-def _kernel(dev_index, key, build):
-    k = _kernels.get((dev_index, key))
-    if k is None:
-        k = _kernels[(dev_index, key)] = compiler.get_kernel(build(), dev_index)
-    return k
 
 
 def _pad(shape, strides, D):
@@ -640,7 +632,7 @@ def _reduce_into(op, a, reduced_axes, out_flat, order_free):
     keep = tuple(keep)
     stream = dev._current_stream or dev.default_stream
     for launch in plan.launches:
-        kern = _kernel(dev.index, launch.key, launch.build)
+        kern = compiler.cached_kernel(dev.index, "reduce", launch.key, launch.build)
         args = tuple(ptrs[v] if type(v) is str else v for v in launch.args)
         kern(stream, launch.grid, BLOCK, args, keep, launch.nbytes)
 

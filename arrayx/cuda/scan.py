@@ -635,14 +635,6 @@ def masked_scatter_spec(elem: str, rank: np.dtype, D: int, bits: int):
     return compiler.KernelSpec(kname, PREAMBLE + body, kname, argtypes)
 
 
-_kernels: dict = {}
-
-
-def _kernel(dev_index, key, build):
-    k = _kernels.get((dev_index, key))
-    if k is None:
-        k = _kernels[(dev_index, key)] = compiler.get_kernel(build(), dev_index)
-    return k
 
 
 def _stream(dev):
@@ -696,8 +688,9 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
     dev = runtime.get_device(a.device_index)
     segmented = M > 1
     key = ("row", op, src, D, flag, in_kind, out_kind, bits, segmented, moved, N, V, T)
-    kern = _kernel(dev.index, key, lambda: row_spec(op, src, D, flag, in_kind, out_kind, bits,
-                                                    segmented, moved))
+    kern = compiler.cached_kernel(dev.index, "scan", key,
+                                  lambda: row_spec(op, src, D, flag, in_kind, out_kind, bits,
+                                                   segmented, moved))
     words = 1 + tiles * status_words(D)
     status = new_array(dev.index, (words + (x is not None),), _U64, dev.allocator)
     elementwise.fill(status, 0)
@@ -739,7 +732,8 @@ def column_scan(op: str, a: CudaArray, dst: CudaArray, axis: int):
     K = a.shape[axis]
     bits = 32 if C <= layout.INT32_MAX else 64
     src, D = a.dtype, dst.dtype
-    kern = _kernel(dev.index, ("col", op, src, D, bits), lambda: column_spec(op, src, D, bits))
+    kern = compiler.cached_kernel(dev.index, "scan", ("col", op, src, D, bits),
+                                  lambda: column_spec(op, src, D, bits))
     grid, block = layout.launch_1d(C, BLOCK)
     kern(_stream(dev), grid, block,
          (dst.ptr, a.ptr, C, Q, K, isp, isq, a.strides[axis], osp, osq, dst.strides[axis]),
@@ -844,8 +838,8 @@ def nonzero(a):
         n = a.size
         bits = 32 if n <= layout.INT32_MAX else 64
         rank = incl.dtype
-        kern = _kernel(dev.index, ("coords", rank, ndim, bits),
-                       lambda: coords_spec(rank, ndim, bits))
+        kern = compiler.cached_kernel(dev.index, "scan", ("coords", rank, ndim, bits),
+                                      lambda: coords_spec(rank, ndim, bits))
         grid, block = layout.launch_1d(n, BLOCK)
         kern(_stream(dev), grid, block, (out.ptr, incl.ptr, n, count) + tuple(a.shape[1:]),
              (out.buffer, incl.buffer), n * rank.itemsize + count * ndim * 8)
@@ -898,11 +892,13 @@ def select_by_mask(x: CudaArray, mask: CudaArray) -> CudaArray:
     vec = B == 1 and N > 1 and x.ptr % (N * x.dtype.itemsize) == 0 and \
         incl.ptr % (N * rank.itemsize) == 0
     if vec:
-        kern = _kernel(dev.index, ("compact", elem, rank, N), lambda: compact_spec(elem, rank, N))
+        kern = compiler.cached_kernel(dev.index, "scan", ("compact", elem, rank, N),
+                                      lambda: compact_spec(elem, rank, N))
         grid = -(-n // (BLOCK * N))
         block = BLOCK
     else:
-        kern = _kernel(dev.index, ("compact", elem, rank, 1), lambda: compact_spec(elem, rank, 1))
+        kern = compiler.cached_kernel(dev.index, "scan", ("compact", elem, rank, 1),
+                                      lambda: compact_spec(elem, rank, 1))
         grid, block = layout.launch_1d(n, BLOCK)
     kern(_stream(dev), grid, block, (out.ptr, x.ptr, incl.ptr, n, B),
          (out.buffer, x.buffer, incl.buffer),
@@ -1012,8 +1008,8 @@ def _scatter_rows(x: CudaArray, mask: CudaArray, value: CudaArray, inner):
     bits = layout.index_bits(n, cshape, xst)
     elem = _raw(x.dtype)
     rank = incl.dtype
-    kern = _kernel(dev.index, ("scatter", elem, rank, D, bits),
-                   lambda: masked_scatter_spec(elem, rank, D, bits))
+    kern = compiler.cached_kernel(dev.index, "scan", ("scatter", elem, rank, D, bits),
+                                  lambda: masked_scatter_spec(elem, rank, D, bits))
     grid, block = layout.launch_1d(n, BLOCK)
     kern(_stream(dev), grid, block,
          (x.ptr, value.ptr, incl.ptr, n, B, vrs, vis) + cshape + xst,

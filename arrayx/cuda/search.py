@@ -50,9 +50,6 @@ def kernel_spec(dt: np.dtype, side: str):
     return compiler.KernelSpec(kname, PREAMBLE + body, kname, argtypes)
 
 
-_kernels: dict = {}
-
-
 def searchsorted(sorted_1d, values, side):
     """The `searchsorted` primitive (see _backend.PRIMITIVES): native int64 of values.shape."""
     dev = runtime.get_device(values.device_index)
@@ -65,10 +62,8 @@ def searchsorted(sorted_1d, values, side):
     dt = values.dtype
     if sorted_1d.dtype != dt:
         sorted_1d = elementwise.astype(sorted_1d, dt)
-    key = (dev.index, dt, side)
-    kern = _kernels.get(key)
-    if kern is None:
-        kern = _kernels[key] = compiler.get_kernel(kernel_spec(dt, side), dev.index)
+    kern = compiler.cached_kernel(dev.index, "search", (dt, side),
+                                  lambda: kernel_spec(dt, side))
     n = sorted_1d.shape[0]
     stride = sorted_1d.strides[0] if n > 1 else 0
     grid, block = layout.launch_1d(m, BLOCK)

@@ -183,14 +183,9 @@ def _word_type(dt: np.dtype) -> np.dtype:
     return U64 if dt.kind == "c" else unsigned(dt)
 
 
-_kernels: dict = {}
-
-
 def _launch(dev, spec_fn, spec_args: tuple, n: int, args: list, keep: tuple, nbytes: int):
-    key = (dev.index, spec_fn, spec_args)
-    kern = _kernels.get(key)
-    if kern is None:
-        kern = _kernels[key] = compiler.get_kernel(spec_fn(*spec_args), dev.index)
+    kern = compiler.cached_kernel(dev.index, "sets", (spec_fn, spec_args),
+                                  lambda: spec_fn(*spec_args))
     grid, block = layout.launch_1d(n, BLOCK)
     kern(dev._current_stream or dev.default_stream, grid, block, args, keep, nbytes)
 
