@@ -81,21 +81,7 @@ def operations(libs, n, side):
     if "torch" in data:
         tcopy["torch"] = lambda m=data["torch"][2]: m.T.contiguous()
     ops["transposed copy 16k x 16k"] = (2 * side * side * f4, tcopy)
-    ops["transposed copy 16k x 16k, row-major tile order"] = (
-        2 * side * side * f4, {"arrayx": lambda m=data["arrayx"][2]: _tile_order(
-            "rows", lambda: xp.asarray(m.mT, copy=True))})
     return ops
-
-
-def _tile_order(order, fn):
-    """Run fn with the transposing layout's tile order set to `order` (elementwise.TILE_ORDER)."""
-    from arrayx.cuda import elementwise
-    saved = elementwise.TILE_ORDER
-    elementwise.TILE_ORDER = order
-    try:
-        return fn()
-    finally:
-        elementwise.TILE_ORDER = saved
 
 
 def main():

@@ -458,3 +458,12 @@ def test_special_values_emit_no_numpy_warnings():
         xp.remainder(x, 0.0)
         xp.subtract(x, x)
         xp.acos(xp.asarray([2.0]))
+
+
+@pytest.mark.parametrize("dtype", REAL_FLOAT_DTYPES)
+def test_hypot_near_the_top_of_the_range(dtype):
+    big = np.finfo(dtype).max
+    a = np.array([1, big, -big, big / 2, big / 3, 1e30, np.nan], dtype)
+    b = np.array([big, 1, big / 3, big / 2, np.inf, 1e30, big], dtype)
+    with np.errstate(all="ignore"):
+        assert_array_equal(xp.hypot(xp.asarray(a), xp.asarray(b)), np.hypot(a, b))

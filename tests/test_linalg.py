@@ -669,3 +669,14 @@ def test_results_on_default_device(rng):
     x = xp.asarray(well_conditioned(rng, (3, 3), "float64"))
     for r in (LA.inv(x), LA.det(x), LA.svdvals(x), LA.matrix_norm(x), LA.trace(x), LA.qr(x).Q):
         assert r.device == DEVICE
+
+
+@pytest.mark.parametrize("shape", [(0, 3, 2), (0, 1, 1), (2, 0, 3), (0, 2, 4)])
+@pytest.mark.parametrize("full_matrices", [False, True])
+def test_svd_of_empty_stacks_and_matrices_has_the_standard_shapes(shape, full_matrices):
+    *stack, m, n = shape
+    k = min(m, n)
+    u, s, vh = xp.linalg.svd(xp.zeros(shape, dtype=xp.float32), full_matrices=full_matrices)
+    assert u.shape == (*stack, m, m if full_matrices else k)
+    assert s.shape == (*stack, k)
+    assert vh.shape == (*stack, n if full_matrices else k, n)

@@ -41,11 +41,6 @@ BLOCK = 256
 # against 0.95) were slower on the H200 (benchmarks/README.md).
 VEC_UNROLL = 1
 STRIDED_DIMS = (1, 3, 6)  # strided kernels exist for these dim counts; others are padded up
-# Order in which the transposing layout's blocks visit tiles: "diagonal" gives the blocks that run
-# together different tile rows and columns, so a power-of-two matrix (whose tile columns are a
-# power of two bytes apart) does not send every concurrent block to the same memory partitions;
-# "rows" is plain row-major order (benchmarks/elementwise_bench.py times both).
-TILE_ORDER = "diagonal"
 
 
 def tile_side(itemsize: int) -> int:
@@ -116,8 +111,8 @@ def kernel_spec(name: str, op: Op, kinds: tuple, dtypes: tuple, lay: str, N: int
                 argtypes += ["int64", "int64"]
     elif lay == "tile":
         src = kinds.index("a")  # the one array operand
-        args += ["cols", "rows", f"in{src}_st0", f"in{src}_st1", "tiles_c", "tiles_r"]
-        argtypes += ["int64"] * 4 + ["uint32"] * 2  # 32-bit division of the block index
+        args += ["cols", "rows", f"in{src}_st0", f"in{src}_st1", "tiles_c"]
+        argtypes += ["int64"] * 4 + ["uint32"]  # 32-bit division of the block index
 
     def result(load, index):
         """The stored result: `load(k)` is array operand k's raw value, `index` the flat index."""
@@ -172,12 +167,11 @@ def kernel_spec(name: str, op: Op, kinds: tuple, dtypes: tuple, lay: str, N: int
         step = BLOCK // side
         body += [f"    tile = cuda.shared.array(({side}, {side + 1}), {_elem(dtypes[src])})",
                  "    tid = cuda.threadIdx.x",
-                 f"    tx = tid % {side}", f"    ty = tid // {side}", "    b = cuda.blockIdx.x"]
-        if TILE_ORDER == "diagonal":  # block b: tile row b % tiles_r, shifted along its columns
-            body += ["    tr = b % tiles_r", "    tc = (b // tiles_r + tr) % tiles_c"]
-        else:
-            body += ["    tr = b // tiles_c", "    tc = b % tiles_c"]
-        body += [f"    r0 = int64(tr) * {side}", f"    c0 = int64(tc) * {side}",
+                 f"    tx = tid % {side}", f"    ty = tid // {side}", "    b = cuda.blockIdx.x",
+                 # row-major tile order; a diagonal order (concurrent blocks on different tile
+                 # rows, against partition camping) was slower on the H200: 0.49 of the copy
+                 # against 0.60 for the 16k x 16k float32 transpose (2026-11-30)
+                 f"    r0 = int64(b // tiles_c) * {side}", f"    c0 = int64(b % tiles_c) * {side}",
                  f"    for q in range({side // step}):",
                  "        r = r0 + tx", f"        c = c0 + ty + {step} * q",
                  "        if r < rows and c < cols:",
@@ -337,16 +331,14 @@ def _launch_strided(dev, name, op, operands, kinds, dtypes, out, arrays, n, csha
 
 def _launch_tile(dev, name, op, operands, kinds, dtypes, out, src, cshape, src_strides):
     rows, cols = cshape
-    key = (name, op, kinds, dtypes, "tile", TILE_ORDER)
+    key = (name, op, kinds, dtypes, "tile")
     kern = compiler.cached_kernel(dev.index, "elementwise", key,
                                   lambda: kernel_spec(name, op, kinds, dtypes, "tile"))
     side = tile_side(src.dtype.itemsize)
     tiles_c = -(-cols // side)
-    tiles_r = -(-rows // side)
-    grid = tiles_r * tiles_c
+    grid = -(-rows // side) * tiles_c
     args = [out.ptr] + _args(operands, dtypes, [src.ptr]) + [rows * cols, cols, rows,
-                                                            src_strides[0], src_strides[1], tiles_c,
-                                                            tiles_r]
+                                                            src_strides[0], src_strides[1], tiles_c]
     stream = dev._current_stream or dev.default_stream
     kern(stream, grid, BLOCK, args, (out.buffer, src.buffer),
          rows * cols * (out.dtype.itemsize + src.dtype.itemsize))

@@ -129,10 +129,15 @@ def _fsign_R(a):
 
 _helper("""
 def _hypot_R(x, y):
-    # libdevice's hypot overflows near the top of the range (hypot(1, DBL_MAX) = inf): halve
-    # both first there
-    if M.fabs(x) > R(BIG_R) or M.fabs(y) > R(BIG_R):
-        return M.hypot(x * R(0.5), y * R(0.5)) * R(2)
+    # libdevice's hypot overflows near the top of the range (hypot(1, DBL_MAX) = inf, and so
+    # does 2 hypot(x/2, y/2), one ulp high): there, the larger magnitude times
+    # sqrt(1 + ratio^2), exact when the ratio is negligible
+    ax = M.fabs(x)
+    ay = M.fabs(y)
+    if (ax > R(BIG_R) or ay > R(BIG_R)) and ax != R(INF) and ay != R(INF):
+        big = ax if ax > ay else ay
+        r = (ay if ax > ay else ax) / big
+        return big * M.sqrt(R(1) + r * r)
     return M.hypot(x, y)
 """)
 

@@ -520,7 +520,7 @@ def _svd(a, full_matrices: bool, compute_uv: bool):
             return s
         if full_matrices:
             return _identity(dev, batch, m, a.dtype), s, _identity(dev, batch, n, a.dtype)
-        return _empty(dev, batch + (m, 0), a.dtype), s, _empty(dev, batch + (0, n), a.dtype)
+        return _empty(dev, batch + (m, k), a.dtype), s, _empty(dev, batch + (k, n), a.dtype)
     # gesvd needs rows >= columns. A wide matrix is used as stored: the copy is A^T (n x m)
     # column-major, and A^T = U' S Vh' gives A = Vh'^T S U'^T, where Vh' and U' read row-major are
     # exactly Vh'^T and U'^T. A tall matrix is copied column-major and factorised as is.
