@@ -38,9 +38,9 @@ BATCH_BYTES = int(os.environ.get("ARRAYX_BATCH_BYTES", str(256 << 20)))
 MODE = os.environ.get("ARRAYX_SUBMIT", "graph")
 # In graph mode a launch touching at least this many bytes goes to the driver at once (after the
 # launches recorded before it): it keeps the GPU busy for longer than a direct launch costs the
-# host (16 MiB at 4 TB/s is 4 us), while capturing it into a graph of its own, to be instantiated
-# and launched, would leave the GPU idle for tens of microseconds (the 1 GiB reductions of
-# benchmarks/reduce_bench.py lost 30-60 us to that).
+# host (16 MiB at 4 TB/s is 4 us), so nothing is gained by capturing it into a graph of its own,
+# which costs a capture, an instantiation or update, and a graph launch before the GPU starts.
+# Chosen by that reasoning, not measured against capturing (benchmarks/README.md).
 DIRECT_BYTES = int(os.environ.get("ARRAYX_DIRECT_BYTES", str(16 << 20)))
 
 _encoders: dict = {}  # device index -> WeakSet of encoders
