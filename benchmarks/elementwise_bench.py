@@ -24,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-from harness import DATE, Harness  # noqa: E402
+from harness import DATE, Harness, comparison_table, write_report  # noqa: E402
 
 # name -> minimum ratio to the copy ceiling that issue 4 asks of arrayx
 TARGETS = {"add": 0.95, "multiply": 0.95, "where": 0.95, "exp": 0.93, "sin": 0.93, "sqrt": 0.93,
@@ -144,32 +144,24 @@ def _cell(v):
     return f"{tbs:.2f} TB/s ({ratio:.2f}" + (f"; {vs_aligned:.2f} of add" if vs_aligned else "") + ")"
 
 
+def _target(r):
+    if r["target"] is None:
+        return "-"
+    of = " of aligned add" if r["op"].startswith("offset") else " of copy"
+    return f">= {r['target']}{of}" + (" met" if r.get("met") else " NOT met")
+
+
 def table_lines(rows):
-    out = ["| operation | arrayx | CuPy | PyTorch | target (arrayx) |", "| --- | --- | --- | --- | --- |"]
-    for r in rows:
-        tgt = "-" if r["target"] is None else f">= {r['target']}" + \
-            (" of aligned add" if r["op"].startswith("offset") else " of copy") + \
-            (" met" if r.get("met") else " NOT met")
-        out.append(f"| {r['op']} | {_cell(r.get('arrayx'))} | {_cell(r.get('cupy'))} | "
-                   f"{_cell(r.get('torch'))} | {tgt} |")
-    return out
+    return comparison_table(rows, _cell, _target)
 
 
 def write_md(path, doc, rows, ceiling, log2n):
-    m = doc["meta"]
-    lines = [f"# CUDA elementwise bandwidth, {m['date']}", "",
-             f"Device: {m['device']} (sm_{m['compute_capability'][0]}{m['compute_capability'][1]}, "
-             f"{m['multiprocessors']} SMs), driver {m['driver']}. Versions: "
-             f"{', '.join(f'{k} {v}' for k, v in m['versions'].items())}.", "",
-             f"2^{log2n} float32 elements per operand (random normal, shared through DLPack); median "
-             "of 20 CUDA-event-timed calls after warm-up; bytes = inputs read once + output written "
-             f"once. In brackets: ratio to the device-to-device copy of the same run ({ceiling} TB/s).",
-             "Command: `STEPS=bench BENCHES=elementwise bash benchmarks/gpu_session.sh` on the lent H200 (runs "
-             "`python3 benchmarks/elementwise_bench.py --out $OUT`).", ""]
-    lines += table_lines(rows)
-    lines += ["", f"Kernels numba compiled in the benchmark process: {doc['compiled']}.", ""]
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_report(path, "CUDA elementwise bandwidth", doc, [
+        f"2^{log2n} float32 elements per operand (random normal, shared through DLPack); median "
+        "of 20 CUDA-event-timed calls after warm-up; bytes = inputs read once + output written "
+        f"once. In brackets: ratio to the device-to-device copy of the same run ({ceiling} TB/s).",
+        "Command: `STEPS=bench BENCHES=elementwise bash benchmarks/gpu_session.sh` on the lent "
+        "H200 (runs `python3 benchmarks/elementwise_bench.py --out $OUT`)."], table_lines(rows))
 
 
 if __name__ == "__main__":

@@ -189,3 +189,31 @@ class Harness:
         with open(path, "w") as f:
             json.dump(doc, f, indent=1, default=str)
         return doc
+
+
+# ---- reports shared by the kernel-family benchmarks ---------------------------------------------
+
+def comparison_table(rows, cell, target, target_header="target (arrayx)") -> list:
+    """Markdown lines of one row per operation: arrayx, CuPy and PyTorch cells (`cell` formats a
+    row's per-library value, None for '-') and the target column (`target(row)`)."""
+    lines = [f"| operation | arrayx | CuPy | PyTorch | {target_header} |",
+             "| --- | --- | --- | --- | --- |"]
+    for r in rows:
+        lines.append(f"| {r['op']} | {cell(r.get('arrayx'))} | {cell(r.get('cupy'))} | "
+                     f"{cell(r.get('torch'))} | {target(r)} |")
+    return lines
+
+
+def write_report(path, title, doc, description, table, notes=()):
+    """A benchmark's markdown report: title and date, the device and versions, what was measured
+    (`description`, a list of lines), the table, `notes`, the kernels compiled in the process."""
+    m = doc["meta"]
+    cc = m["compute_capability"]
+    lines = [f"# {title}, {m['date']}", "",
+             f"Device: {m['device']} (sm_{cc[0]}{cc[1]}, {m['multiprocessors']} SMs), driver "
+             f"{m['driver']}. Versions: {', '.join(f'{k} {v}' for k, v in m['versions'].items())}.",
+             ""]
+    lines += list(description) + [""] + list(table) + [""] + list(notes)
+    lines += [f"Kernels numba compiled in the benchmark process: {doc['compiled']}.", ""]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")

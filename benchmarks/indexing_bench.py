@@ -30,7 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-from harness import DATE, Harness  # noqa: E402
+from harness import DATE, Harness, comparison_table, write_report  # noqa: E402
 
 
 def _without_pitched_copies(fn):
@@ -142,29 +142,18 @@ def _cell(v):
 
 
 def table_lines(rows):
-    out = ["| operation | arrayx | CuPy | PyTorch | target (arrayx) |", "| --- | --- | --- | --- | --- |"]
-    for r in rows:
-        tgt = "-" if r["target"] is None else r["target"] + (" met" if r["met"] else " NOT met")
-        out.append(f"| {r['op']} | {_cell(r.get('arrayx'))} | {_cell(r.get('cupy'))} | "
-                   f"{_cell(r.get('torch'))} | {tgt} |")
-    return out
+    return comparison_table(rows, _cell, lambda r: "-" if r["target"] is None else
+                            r["target"] + (" met" if r["met"] else " NOT met"))
 
 
 def write_md(path, doc, rows, ceiling, log2n, log2m):
-    m = doc["meta"]
-    lines = [f"# CUDA gather and concat, {m['date']}", "",
-             f"Device: {m['device']} (sm_{m['compute_capability'][0]}{m['compute_capability'][1]}, "
-             f"{m['multiprocessors']} SMs), driver {m['driver']}. Versions: "
-             f"{', '.join(f'{k} {v}' for k, v in m['versions'].items())}.", "",
-             f"take / x[idx]: 2^{log2m} random int64 indices into 2^{log2n} float32 elements; "
-             f"concat: two 2^{log2n}-element float32 arrays. Median of CUDA-event-timed calls "
-             "after warm-up. Cells: time, bandwidth (bytes read + written), and in brackets the "
-             f"ratio to the device-to-device copy of the same run ({ceiling} TB/s).",
-             "Command: `python3 benchmarks/indexing_bench.py --out $OUT` on the lent H200.", ""]
-    lines += table_lines(rows)
-    lines += ["", f"Kernels numba compiled in the benchmark process: {doc['compiled']}.", ""]
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_report(path, "CUDA gather and concat", doc, [
+        f"take / x[idx]: 2^{log2m} random int64 indices into 2^{log2n} float32 elements; "
+        f"concat: two 2^{log2n}-element float32 arrays. Median of CUDA-event-timed calls "
+        "after warm-up. Cells: time, bandwidth (bytes read + written), and in brackets the "
+        f"ratio to the device-to-device copy of the same run ({ceiling} TB/s).",
+        "Command: `python3 benchmarks/indexing_bench.py --out $OUT` on the lent H200."],
+        table_lines(rows))
 
 
 if __name__ == "__main__":

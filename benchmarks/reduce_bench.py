@@ -23,7 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-from harness import DATE, Harness  # noqa: E402
+from harness import DATE, Harness, comparison_table, write_report  # noqa: E402
 
 # name -> minimum ratio to the copy ceiling that issue 5 asks of arrayx
 TARGETS = {"sum 2^28 float32": 0.97, "row sums 16k x 16k": 0.97, "column sums 16k x 16k": 0.95,
@@ -115,30 +115,18 @@ def _cell(v):
 
 
 def table_lines(rows):
-    out = ["| operation | arrayx | CuPy | PyTorch | target (arrayx, of copy) |",
-           "| --- | --- | --- | --- | --- |"]
-    for r in rows:
-        out.append(f"| {r['op']} | {_cell(r.get('arrayx'))} | {_cell(r.get('cupy'))} | "
-                   f"{_cell(r.get('torch'))} | >= {r['target']} "
-                   f"{'met' if r['met'] else 'NOT met'} |")
-    return out
+    return comparison_table(rows, _cell, lambda r: f">= {r['target']} "
+                            f"{'met' if r['met'] else 'NOT met'}", "target (arrayx, of copy)")
 
 
 def write_md(path, doc, rows, ceiling, log2n):
-    m = doc["meta"]
-    lines = [f"# CUDA reduction bandwidth, {m['date']}", "",
-             f"Device: {m['device']} (sm_{m['compute_capability'][0]}{m['compute_capability'][1]}, "
-             f"{m['multiprocessors']} SMs), driver {m['driver']}. Versions: "
-             f"{', '.join(f'{k} {v}' for k, v in m['versions'].items())}.", "",
-             f"2^{log2n} float32 elements (a vector, and a square matrix of the same size; random "
-             "normal, shared through DLPack); median of 20 CUDA-event-timed calls after warm-up; "
-             "bytes = input read (cumulative_sum: input read + output written). In brackets: ratio "
-             f"to the device-to-device copy of the same run ({ceiling} TB/s, read + written).",
-             "Command: `python3 benchmarks/reduce_bench.py --out $OUT` on the lent H200.", ""]
-    lines += table_lines(rows)
-    lines += ["", f"Kernels numba compiled in the benchmark process: {doc['compiled']}.", ""]
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_report(path, "CUDA reduction bandwidth", doc, [
+        f"2^{log2n} float32 elements (a vector, and a square matrix of the same size; random "
+        "normal, shared through DLPack); median of 20 CUDA-event-timed calls after warm-up; "
+        "bytes = input read (cumulative_sum: input read + output written). In brackets: ratio "
+        f"to the device-to-device copy of the same run ({ceiling} TB/s, read + written).",
+        "Command: `python3 benchmarks/reduce_bench.py --out $OUT` on the lent H200."],
+        table_lines(rows))
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-from harness import DATE, Harness  # noqa: E402
+from harness import DATE, Harness, write_report  # noqa: E402
 
 CUMSUM_TARGET = 0.8   # of the copy's bandwidth
 MASK_TARGET = 1.0     # time relative to PyTorch's (at most)
@@ -133,21 +133,13 @@ def table_lines(rows):
 
 
 def write_md(path, doc, lines, ceiling, a, rel, same):
-    m = doc["meta"]
-    text = [f"# CUDA scans, {m['date']}", "",
-            f"Device: {m['device']} (sm_{m['compute_capability'][0]}{m['compute_capability'][1]}, "
-            f"{m['multiprocessors']} SMs), driver {m['driver']}. Versions: "
-            f"{', '.join(f'{k} {v}' for k, v in m['versions'].items())}.", "",
-            f"cumulative_sum of 2^{a.log2n} float32 (bytes: read + write) and x[mask] of "
-            f"2^{a.log2m} float32 with half selected (bytes: x and mask read, selection written); "
-            f"median of {a.reps} CUDA-event-timed calls after warm-up. Copy ceiling: {ceiling} TB/s.",
-            "Command: `python3 benchmarks/scan_bench.py --out $OUT` on the lent H200.", ""]
-    text += lines
-    text += ["", f"cumulative_sum max relative error against a float64 cumsum: {rel:.2e}. "
-             f"x[mask] result equal to CuPy's: {same}.",
-             f"Kernels numba compiled in the benchmark process: {doc['compiled']}.", ""]
-    with open(path, "w") as f:
-        f.write("\n".join(text) + "\n")
+    write_report(path, "CUDA scans", doc, [
+        f"cumulative_sum of 2^{a.log2n} float32 (bytes: read + write) and x[mask] of "
+        f"2^{a.log2m} float32 with half selected (bytes: x and mask read, selection written); "
+        f"median of {a.reps} CUDA-event-timed calls after warm-up. Copy ceiling: {ceiling} TB/s.",
+        "Command: `python3 benchmarks/scan_bench.py --out $OUT` on the lent H200."], lines,
+        [f"cumulative_sum max relative error against a float64 cumsum: {rel:.2e}. "
+         f"x[mask] result equal to CuPy's: {same}."])
 
 
 if __name__ == "__main__":
