@@ -43,8 +43,9 @@ is the last rank (one device-to-host read), then one kernel writes coordinates (
 selected rows (x[mask] with a mask over x's leading dims only). x[mask] with a mask of x's shape
 is one fused kernel: the flag scan's second pass moves each selected element of x (16-byte
 vector reads) to out[rank - 1] instead of storing ranks, and writes the count to a status word
-(the one sync). The output is allocated at x.size elements before the count is known and the
-result is a view of its first `count` (memory over-allocated, no second pass nor copy).
+(the one sync). The output is allocated at x.size elements before the count is known; the
+result is a view of its first `count` when at least half is selected, else a copy of it, so the
+oversized allocation goes back to the cache at once.
 x[mask] = value with a Python scalar, or a value constant along the selection, is one where
 kernel over x with the mask broadcast (no ranks, no sync); a value with one row per selected
 element needs the ranks (one sync checks its length) and a scatter kernel.
