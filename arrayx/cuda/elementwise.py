@@ -168,9 +168,11 @@ def kernel_spec(name: str, op: Op, kinds: tuple, dtypes: tuple, lay: str, N: int
         body += [f"    tile = cuda.shared.array(({side}, {side + 1}), {_elem(dtypes[src])})",
                  "    tid = cuda.threadIdx.x",
                  f"    tx = tid % {side}", f"    ty = tid // {side}", "    b = cuda.blockIdx.x",
-                 # row-major tile order; a diagonal order (concurrent blocks on different tile
-                 # rows, against partition camping) was slower on the H200: 0.49 of the copy
-                 # against 0.60 for the 16k x 16k float32 transpose (2026-11-30)
+                 # row-major tile order. Two others were slower for the 16k x 16k float32
+                 # transpose on the H200 (2026-11-30, ratio to the copy, row-major in the same
+                 # run): diagonal (concurrent blocks on different tile rows, against partition
+                 # camping) 0.49 against 0.60; groups of 8 tile rows taken column by column
+                 # (GEMM-style rasterisation, for input-row locality) 0.48 against 0.56
                  f"    r0 = int64(b // tiles_c) * {side}", f"    c0 = int64(b % tiles_c) * {side}",
                  f"    for q in range({side // step}):",
                  "        r = r0 + tx", f"        c = c0 + ty + {step} * q",
