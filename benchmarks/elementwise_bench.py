@@ -16,7 +16,6 @@ Writes DIR/elementwise-<date>.json and .md; prints a short table last.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -24,7 +23,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-from harness import DATE, Harness, comparison_table, write_report  # noqa: E402
+from harness import (DATE, comparison_table, finish_benchmark, start_benchmark,  # noqa: E402
+                     write_report)
 
 # name -> minimum ratio to the copy ceiling that issue 4 asks of arrayx
 TARGETS = {"add": 0.95, "multiply": 0.95, "where": 0.95, "exp": 0.93, "sin": 0.93, "sqrt": 0.93,
@@ -85,15 +85,7 @@ def operations(libs, n, side):
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--out", default=os.path.join(HERE, "results"))
-    p.add_argument("--log2n", type=int, default=28)
-    p.add_argument("--reps", type=int, default=20)
-    a = p.parse_args()
-    from arrayx._registry import set_host_fallback
-    from arrayx.cuda import compiler
-    set_host_fallback("error")
-    H = Harness("arrayx CUDA elementwise")
+    a, H = start_benchmark("arrayx CUDA elementwise")
     n = 1 << a.log2n
     side = 1 << (a.log2n // 2)
     libs = {"torch": H.torch} if H.torch is not None else {}
@@ -111,8 +103,6 @@ def main():
     for lib, rec in results["offset views x[1:] + y[1:]"].items():
         if lib in aligned:
             rec["ratio_to_aligned_add"] = round(rec["tb_per_s"] / aligned[lib]["tb_per_s"], 3)
-    compiled = compiler.compile_count()
-    H.record("kernels compiled in this process", "arrayx", compiled, "kernels")
     for name, got in results.items():
         row = {"op": name}
         for lib in ("arrayx", "cupy", "torch"):
@@ -127,14 +117,10 @@ def main():
             row["met"] = row["arrayx"][1] >= target
         row["target"] = target
         rows.append(row)
-    os.makedirs(a.out, exist_ok=True)
-    doc = H.write(os.path.join(a.out, f"elementwise-{DATE}.json"),
-                  {"ceiling_tb_per_s": ceiling_tbs, "table": rows, "compiled": compiled})
+    doc = finish_benchmark(H, a.out, "elementwise",
+                           {"ceiling_tb_per_s": ceiling_tbs, "table": rows},
+                           f"elementwise bandwidth; copy {ceiling_tbs} TB/s", table_lines(rows))
     write_md(os.path.join(a.out, f"elementwise-{DATE}.md"), doc, rows, ceiling_tbs, a.log2n)
-    print(f"\n==== elementwise bandwidth ({doc['meta']['device']}, {DATE}); copy {ceiling_tbs} TB/s")
-    for line in table_lines(rows):
-        print(line)
-    print(f"kernels compiled in this process: {compiled}")
 
 
 def _cell(v):

@@ -13,6 +13,7 @@ CuPy and PyTorch are imported here, in benchmarks only; arrayx never imports the
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import json
 import os
@@ -217,3 +218,38 @@ def write_report(path, title, doc, description, table, notes=()):
     lines += [f"Kernels numba compiled in the benchmark process: {doc['compiled']}.", ""]
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
+
+
+# ---- the start and end every kernel-family benchmark shares ------------------------------------
+
+def start_benchmark(title: str, log2n: int = 28, **sizes):
+    """(arguments, Harness) of a kernel-family benchmark: --out (default benchmarks/results),
+    --log2n, --reps and one int option per keyword of `sizes` (name -> default); host fallback
+    is an error, so a primitive that left the GPU fails the run instead of timing NumPy."""
+    p = argparse.ArgumentParser()
+    p.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                  "results"))
+    p.add_argument("--log2n", type=int, default=log2n)
+    p.add_argument("--reps", type=int, default=20)
+    for name, default in sizes.items():
+        p.add_argument(f"--{name}", type=int, default=default)
+    args = p.parse_args()
+    from arrayx._registry import set_host_fallback
+    set_host_fallback("error")
+    return args, Harness(title)
+
+
+def finish_benchmark(H, out_dir: str, stem: str, fields: dict, heading: str, table: list,
+                     notes=()) -> dict:
+    """Record the kernels numba compiled in this process, write <out_dir>/<stem>-<date>.json
+    (`fields` and that count) and print `heading`, `table` and `notes`; returns the json doc."""
+    from arrayx.cuda import compiler
+    compiled = compiler.compile_count()
+    H.record("kernels compiled in this process", "arrayx", compiled, "kernels")
+    os.makedirs(out_dir, exist_ok=True)
+    doc = H.write(os.path.join(out_dir, f"{stem}-{DATE}.json"), {**fields, "compiled": compiled})
+    print(f"\n==== {heading} ({doc['meta']['device']}, {DATE})")
+    for line in list(table) + list(notes):
+        print(line)
+    print(f"kernels compiled in this process: {compiled}")
+    return doc

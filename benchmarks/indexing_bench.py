@@ -22,7 +22,6 @@ error throughout. Writes DIR/indexing-<date>.json and .md; prints a short table 
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -30,7 +29,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-from harness import DATE, Harness, comparison_table, write_report  # noqa: E402
+from harness import (DATE, comparison_table, finish_benchmark, start_benchmark,  # noqa: E402
+                     write_report)
 
 
 def _without_pitched_copies(fn):
@@ -94,16 +94,7 @@ def operations(libs, n, m):
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--out", default=os.path.join(HERE, "results"))
-    p.add_argument("--log2n", type=int, default=28)
-    p.add_argument("--log2m", type=int, default=26)
-    p.add_argument("--reps", type=int, default=20)
-    a = p.parse_args()
-    from arrayx._registry import set_host_fallback
-    from arrayx.cuda import compiler
-    set_host_fallback("error")
-    H = Harness("arrayx CUDA gather and concat")
+    a, H = start_benchmark("arrayx CUDA gather and concat", log2m=26)
     n, m = 1 << a.log2n, 1 << a.log2m
     libs = {"torch": H.torch} if H.torch is not None else {}
     ceiling = H.copy_ceiling(n, a.reps)
@@ -122,16 +113,9 @@ def main():
             row["target"] = ">= 0.95 of copy"
             row["met"] = got["arrayx"]["ratio_to_copy"] >= 0.95
         rows.append(row)
-    compiled = compiler.compile_count()
-    H.record("kernels compiled in this process", "arrayx", compiled, "kernels")
-    os.makedirs(a.out, exist_ok=True)
-    doc = H.write(os.path.join(a.out, f"indexing-{DATE}.json"),
-                  {"ceiling_tb_per_s": ceiling_tbs, "table": rows, "compiled": compiled})
+    doc = finish_benchmark(H, a.out, "indexing", {"ceiling_tb_per_s": ceiling_tbs, "table": rows},
+                           f"gather and concat; copy {ceiling_tbs} TB/s", table_lines(rows))
     write_md(os.path.join(a.out, f"indexing-{DATE}.md"), doc, rows, ceiling_tbs, a.log2n, a.log2m)
-    print(f"\n==== gather and concat ({doc['meta']['device']}, {DATE}); copy {ceiling_tbs} TB/s")
-    for line in table_lines(rows):
-        print(line)
-    print(f"kernels compiled in this process: {compiled}")
 
 
 def _cell(v):

@@ -15,7 +15,6 @@ Writes DIR/reduce-<date>.json and .md; prints a short table last.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -23,7 +22,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-from harness import DATE, Harness, comparison_table, write_report  # noqa: E402
+from harness import (DATE, comparison_table, finish_benchmark, start_benchmark,  # noqa: E402
+                     write_report)
 
 # name -> minimum ratio to the copy ceiling that issue 5 asks of arrayx
 TARGETS = {"sum 2^28 float32": 0.97, "row sums 16k x 16k": 0.97, "column sums 16k x 16k": 0.95,
@@ -72,15 +72,7 @@ def operations(libs, n, side):
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--out", default=os.path.join(HERE, "results"))
-    p.add_argument("--log2n", type=int, default=28)
-    p.add_argument("--reps", type=int, default=20)
-    a = p.parse_args()
-    from arrayx._registry import set_host_fallback
-    from arrayx.cuda import compiler
-    set_host_fallback("error")
-    H = Harness("arrayx CUDA reductions")
+    a, H = start_benchmark("arrayx CUDA reductions")
     n = 1 << a.log2n
     side = 1 << (a.log2n // 2)
     libs = {"torch": H.torch} if H.torch is not None else {}
@@ -98,16 +90,9 @@ def main():
         row["target"] = TARGETS.get(name)
         row["met"] = "arrayx" in row and row["arrayx"][1] >= row["target"]
         rows.append(row)
-    compiled = compiler.compile_count()
-    H.record("kernels compiled in this process", "arrayx", compiled, "kernels")
-    os.makedirs(a.out, exist_ok=True)
-    doc = H.write(os.path.join(a.out, f"reduce-{DATE}.json"),
-                  {"ceiling_tb_per_s": ceiling_tbs, "table": rows, "compiled": compiled})
+    doc = finish_benchmark(H, a.out, "reduce", {"ceiling_tb_per_s": ceiling_tbs, "table": rows},
+                           f"reduction bandwidth; copy {ceiling_tbs} TB/s", table_lines(rows))
     write_md(os.path.join(a.out, f"reduce-{DATE}.md"), doc, rows, ceiling_tbs, a.log2n)
-    print(f"\n==== reduction bandwidth ({doc['meta']['device']}, {DATE}); copy {ceiling_tbs} TB/s")
-    for line in table_lines(rows):
-        print(line)
-    print(f"kernels compiled in this process: {compiled}")
 
 
 def _cell(v):

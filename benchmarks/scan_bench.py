@@ -17,7 +17,6 @@ warm kernel cache). Writes DIR/scan-<date>.json and .md; prints a short table la
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -25,26 +24,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-from harness import DATE, Harness, write_report  # noqa: E402
+from harness import DATE, finish_benchmark, start_benchmark, write_report  # noqa: E402
 
 CUMSUM_TARGET = 0.8   # of the copy's bandwidth
 MASK_TARGET = 1.0     # time relative to PyTorch's (at most)
 
 
 def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--out", default=os.path.join(HERE, "results"))
-    p.add_argument("--log2n", type=int, default=28, help="cumulative_sum length (log2)")
-    p.add_argument("--log2m", type=int, default=26, help="mask selection length (log2)")
-    p.add_argument("--reps", type=int, default=20)
-    a = p.parse_args()
+    # --log2n: cumulative_sum length, --log2m: mask selection length (log2)
+    a, H = start_benchmark("arrayx CUDA scans", log2m=26)
     import cupy as cp
 
     import arrayx as xp
-    from arrayx._registry import set_host_fallback
-    from arrayx.cuda import compiler
-    set_host_fallback("error")
-    H = Harness("arrayx CUDA scans")
     torch = H.torch
     n, m = 1 << a.log2n, 1 << a.log2m
 
@@ -83,25 +74,19 @@ def main():
         if torch_ms:
             rec["ratio_to_torch_time"] = round(rec["value"] / torch_ms, 3)
 
-    compiled = compiler.compile_count()
-    H.record("kernels compiled in this process", "arrayx", compiled, "kernels")
     rows = [_row(f"cumulative_sum 2^{a.log2n} float32", cumsum, "ratio_to_copy",
                  f">= {CUMSUM_TARGET} of copy",
                  cumsum.get("arrayx", {}).get("ratio_to_copy", 0) >= CUMSUM_TARGET),
             _row(f"x[mask] 2^{a.log2m} float32 (half)", select, "ratio_to_torch_time",
                  f"time <= {MASK_TARGET} x PyTorch",
                  bool(torch_ms) and select["arrayx"]["value"] <= MASK_TARGET * torch_ms)]
-    os.makedirs(a.out, exist_ok=True)
-    doc = H.write(os.path.join(a.out, f"scan-{DATE}.json"),
-                  {"ceiling_tb_per_s": ceiling, "table": rows, "compiled": compiled,
-                   "cumsum_max_rel_error_vs_float64": rel, "mask_result_equal_to_cupy": same})
     lines = table_lines(rows)
+    doc = finish_benchmark(
+        H, a.out, "scan", {"ceiling_tb_per_s": ceiling, "table": rows,
+                           "cumsum_max_rel_error_vs_float64": rel, "mask_result_equal_to_cupy": same},
+        f"scans; copy {ceiling} TB/s", lines,
+        [f"cumulative_sum max relative error vs float64: {rel:.2e}; x[mask] equal to CuPy: {same}"])
     write_md(os.path.join(a.out, f"scan-{DATE}.md"), doc, lines, ceiling, a, rel, same)
-    print(f"\n==== scans ({doc['meta']['device']}, {DATE}); copy {ceiling} TB/s")
-    for line in lines:
-        print(line)
-    print(f"cumulative_sum max relative error vs float64: {rel:.2e}; x[mask] equal to CuPy: {same}")
-    print(f"kernels compiled in this process: {compiled}")
 
 
 def _row(op, got, ratio_key, target, met):
