@@ -306,7 +306,7 @@ def plan_launch(op, main_ptr: int, other_ptr: int, itemsize: int, shape, main_st
 def _launch(op, main: CudaArray, main_ptr: int, other: CudaArray, shape, main_strides,
             other_strides, specs, what, check):
     dev = runtime.get_device(main.device_index)
-    stream = dev._current_stream or dev.default_stream
+    stream = dev.stream
     flag = _flag(dev, stream)
     spec_args, args, grid = plan_launch(op, main_ptr, other.ptr, main.dtype.itemsize, shape,
                                         main_strides, other_strides, specs, flag.ptr)

@@ -38,10 +38,6 @@ _I64 = np.dtype("int64")
 BLOCK = 256
 
 
-def _stream(dev):
-    return dev._current_stream or dev.default_stream
-
-
 def _memcpy_2d(dev, dst_ptr, dst_pitch, src_ptr, src_pitch, width, rows, dst, src):
     d = runtime.driver()
     p = d.CUDA_MEMCPY2D()
@@ -49,7 +45,7 @@ def _memcpy_2d(dev, dst_ptr, dst_pitch, src_ptr, src_pitch, width, rows, dst, sr
     p.srcMemoryType, p.srcDevice, p.srcPitch = device, src_ptr, src_pitch
     p.dstMemoryType, p.dstDevice, p.dstPitch = device, dst_ptr, dst_pitch
     p.WidthInBytes, p.Height = width, rows
-    stream = _stream(dev)
+    stream = dev.stream
     stream.encoder.flush()
     err = d.cuMemcpy2DAsync(p, stream.handle)[0]
     if err != 0:
@@ -174,7 +170,7 @@ def repeat(a, repeats, axis):
         return _repeat_int(a, r, axis)
     from . import scan
     dev = runtime.get_device(a.device_index)
-    stream = _stream(dev)
+    stream = dev.stream
     if n == 0:
         return new_array(dev.index, a.shape, a.dtype, dev.allocator)
     reps = repeats if repeats.dtype == _I64 and repeats.c_contig else \

@@ -615,14 +615,15 @@ def _plan(name, in_dt, out_dt, shape, strides, reduced_axes, order_free, align, 
     return plan
 
 
-def _reduce_into(op, a, reduced_axes, out_flat, order_free):
-    """Reduce `a` over `reduced_axes` into the contiguous 1-D `out_flat` (the kept elements in C
-    order): look up the layout's plan, allocate its temporaries, launch."""
+def _reduce_into(name, a, reduced_axes, out_flat, order_free):
+    """Reduce `a` over `reduced_axes` with operation `name` into the contiguous 1-D `out_flat`
+    (the kept elements in C order, of the result dtype): look up the layout's plan (which holds
+    the operation: nothing is built per call), allocate its temporaries, launch."""
     dev = runtime.get_device(a.device_index)
-    plan = _plan(op.name, op.in_dt, op.out_dt, a.shape, a.strides, reduced_axes, order_free,
+    plan = _plan(name, a.dtype, out_flat.dtype, a.shape, a.strides, reduced_axes, order_free,
                  a.ptr % 16, dev.multiprocessor_count)
     if plan is None:  # rare: more dims than the kernels take; a copy collapses them
-        return _reduce_into(op, elementwise.copy(a), reduced_axes, out_flat, order_free)
+        return _reduce_into(name, elementwise.copy(a), reduced_axes, out_flat, order_free)
     ptrs = {"in": a.ptr + plan.shift * a.dtype.itemsize, "out": out_flat.ptr}
     keep = [a.buffer, out_flat.buffer]
     for name, (n, dt) in zip(("tmp", "tmpidx"), plan.temps):
@@ -630,7 +631,7 @@ def _reduce_into(op, a, reduced_axes, out_flat, order_free):
         ptrs[name] = t.ptr
         keep.append(t.buffer)
     keep = tuple(keep)
-    stream = dev._current_stream or dev.default_stream
+    stream = dev.stream
     for launch in plan.launches:
         kern = compiler.cached_kernel(dev.index, "reduce", launch.key, launch.build)
         args = tuple(ptrs[v] if type(v) is str else v for v in launch.args)
@@ -662,7 +663,7 @@ def reduce(name, a, axes, keepdims, dtype):
             value = complex(math.nan, math.nan) if dtype.kind == "c" else math.nan
         return elementwise.fill(out, value)
     flat = out.view((out.size,), (1,), 0, True)
-    _reduce_into(Op(name, a.dtype, dtype), a, tuple(axes), flat, True)
+    _reduce_into(name, a, tuple(axes), flat, True)
     return out
 
 
@@ -675,7 +676,7 @@ def argreduce(name, a, axis, keepdims):
     if out.size == 0:
         return out
     flat = out.view((out.size,), (1,), 0, True)
-    _reduce_into(Op(name, a.dtype, I64), a, axes, flat, False)
+    _reduce_into(name, a, axes, flat, False)
     return out
 
 

@@ -638,10 +638,6 @@ def masked_scatter_spec(elem: str, rank: np.dtype, D: int, bits: int):
 
 
 
-def _stream(dev):
-    return dev._current_stream or dev.default_stream
-
-
 # ---- host side: row and column scans ---------------------------------------------------------
 
 def _kind(a: CudaArray, flat: bool, N: int) -> str:
@@ -697,10 +693,10 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
     elementwise.fill(status, 0)
     args = (dst.ptr, a.ptr, status.ptr, total, K, in_rs, in_cs, out_rs, out_cs)
     if x is None:
-        kern(_stream(dev), tiles, T, args, (dst.buffer, a.buffer, status.buffer),
+        kern(dev.stream, tiles, T, args, (dst.buffer, a.buffer, status.buffer),
              total * (src.itemsize + D.itemsize))
         return None
-    kern(_stream(dev), tiles, T, args + (x.ptr,), (dst.buffer, a.buffer, status.buffer, x.buffer),
+    kern(dev.stream, tiles, T, args + (x.ptr,), (dst.buffer, a.buffer, status.buffer, x.buffer),
          total * (src.itemsize + x.dtype.itemsize))
     return int(transfer.to_host(status.view((1,), (1,), status.offset + words))[0])
 
@@ -736,7 +732,7 @@ def column_scan(op: str, a: CudaArray, dst: CudaArray, axis: int):
     kern = compiler.cached_kernel(dev.index, "scan", ("col", op, src, D, bits),
                                   lambda: column_spec(op, src, D, bits))
     grid, block = layout.launch_1d(C, BLOCK)
-    kern(_stream(dev), grid, block,
+    kern(dev.stream, grid, block,
          (dst.ptr, a.ptr, C, Q, K, isp, isq, a.strides[axis], osp, osq, dst.strides[axis]),
          (dst.buffer, a.buffer), C * K * (src.itemsize + D.itemsize))
 
@@ -842,7 +838,7 @@ def nonzero(a):
         kern = compiler.cached_kernel(dev.index, "scan", ("coords", rank, ndim, bits),
                                       lambda: coords_spec(rank, ndim, bits))
         grid, block = layout.launch_1d(n, BLOCK)
-        kern(_stream(dev), grid, block, (out.ptr, incl.ptr, n, count) + tuple(a.shape[1:]),
+        kern(dev.stream, grid, block, (out.ptr, incl.ptr, n, count) + tuple(a.shape[1:]),
              (out.buffer, incl.buffer), n * rank.itemsize + count * ndim * 8)
     return tuple(out.view((count,), (1,), out.offset + d * count) for d in range(ndim))
 
@@ -901,7 +897,7 @@ def select_by_mask(x: CudaArray, mask: CudaArray) -> CudaArray:
         kern = compiler.cached_kernel(dev.index, "scan", ("compact", elem, rank, 1),
                                       lambda: compact_spec(elem, rank, 1))
         grid, block = layout.launch_1d(n, BLOCK)
-    kern(_stream(dev), grid, block, (out.ptr, x.ptr, incl.ptr, n, B),
+    kern(dev.stream, grid, block, (out.ptr, x.ptr, incl.ptr, n, B),
          (out.buffer, x.buffer, incl.buffer),
          n * (x.dtype.itemsize + rank.itemsize) + out.nbytes)
     return out
@@ -1012,7 +1008,7 @@ def _scatter_rows(x: CudaArray, mask: CudaArray, value: CudaArray, inner):
     kern = compiler.cached_kernel(dev.index, "scan", ("scatter", elem, rank, D, bits),
                                   lambda: masked_scatter_spec(elem, rank, D, bits))
     grid, block = layout.launch_1d(n, BLOCK)
-    kern(_stream(dev), grid, block,
+    kern(dev.stream, grid, block,
          (x.ptr, value.ptr, incl.ptr, n, B, vrs, vis) + cshape + xst,
          (x.buffer, value.buffer, incl.buffer),
          n * rank.itemsize + 2 * count * B * x.dtype.itemsize)

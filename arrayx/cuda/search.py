@@ -67,7 +67,7 @@ def searchsorted(sorted_1d, values, side):
     n = sorted_1d.shape[0]
     stride = sorted_1d.strides[0] if n > 1 else 0
     grid, block = layout.launch_1d(m, BLOCK)
-    stream = dev._current_stream or dev.default_stream
+    stream = dev.stream
     kern(stream, grid, block, (out.ptr, sorted_1d.ptr, values.ptr, n, stride, m),
          (out.buffer, sorted_1d.buffer, values.buffer), m * (2 * dt.itemsize + 8))
     return out

@@ -187,7 +187,7 @@ def _launch(dev, spec_fn, spec_args: tuple, n: int, args: list, keep: tuple, nby
     kern = compiler.cached_kernel(dev.index, "sets", (spec_fn, spec_args),
                                   lambda: spec_fn(*spec_args))
     grid, block = layout.launch_1d(n, BLOCK)
-    kern(dev._current_stream or dev.default_stream, grid, block, args, keep, nbytes)
+    kern(dev.stream, grid, block, args, keep, nbytes)
 
 
 def _gather(dev, src: CudaArray, index: CudaArray) -> CudaArray:
