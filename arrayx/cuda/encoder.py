@@ -14,7 +14,8 @@ benchmarks/results/):
   capture) that is launched as one; instantiated graphs are cached by topology and updated in
   place (cuGraphExecUpdate), least recently used out. Kernels reach the GPU at commit: after
   ``batch_ops`` launches, ``batch_bytes`` touched, or any sync, transfer, event or interop export.
-  Launches touching ``DIRECT_BYTES`` or more go to the driver at once even in this mode.
+  Launches touching ``DIRECT_BYTES`` or more go to the driver at once even in this mode, and a
+  batch of fewer than ``GRAPH_MIN_LAUNCHES`` launches is launched directly at commit.
 * 'direct': each launch goes to the driver at once; batching only groups the events.
 
 ``synchronize`` commits and waits; an asynchronous kernel fault surfaces there (or at the next
@@ -42,6 +43,12 @@ MODE = os.environ.get("ARRAYX_SUBMIT", "graph")
 # which costs a capture, an instantiation or update, and a graph launch before the GPU starts.
 # Chosen by that reasoning, not measured against capturing (benchmarks/README.md).
 DIRECT_BYTES = int(os.environ.get("ARRAYX_DIRECT_BYTES", str(16 << 20)))
+# A batch of fewer launches than this is submitted as direct launches, not as a graph. From the
+# same runtime-2026-11-29 figures, a graph costs the host about 22 us per batch (capture, update,
+# launch) plus 0.9 us per launch, a direct launch 5 us: direct is cheaper below 5.4 launches.
+# benchmarks/results/latency-2026-11-30.md: a 1-launch graph before cumulative_sum's large launch
+# held the GPU idle for 48 us.
+GRAPH_MIN_LAUNCHES = int(os.environ.get("ARRAYX_GRAPH_MIN_LAUNCHES", "6"))
 
 _encoders: dict = {}  # device index -> WeakSet of encoders
 
@@ -104,10 +111,17 @@ class Encoder:
             self.commit()
 
     def hold(self, *objs):
-        """Keep arbitrary objects (pinned staging buffers, imported arrays) until the GPU has done
-        the work queued so far."""
+        """Keep arbitrary objects (device buffers of copies and library calls, pinned staging
+        buffers, plans) until the GPU has done the work queued so far. They count towards the
+        batch like a launch's buffers: a loop of copies or library calls with no kernel between
+        them commits its batches, so its buffers come back to the allocator as the GPU finishes
+        (uncounted, a loop of 1000 products held all 1000 outputs until the next sync and
+        allocated each from the driver)."""
         self.keep.append((None, objs))
         self.ops += 1
+        self.bytes += sum([getattr(o, "nbytes", 0) for o in objs])
+        if self.ops >= self.batch_ops or self.bytes >= self.batch_bytes:
+            self.commit()
 
     def defer(self, kernel, grid, block, args, keep, nbytes):
         self.deferred.append((kernel, grid, block, args))
@@ -125,7 +139,10 @@ class Encoder:
             return
         d = runtime.driver()
         if self.deferred:
-            self._submit_graph(d)
+            if len(self.deferred) < GRAPH_MIN_LAUNCHES:
+                self._submit_direct()
+            else:
+                self._submit_graph(d)
         ev = self._events.pop() if self._events else \
             runtime.check(d.cuEventCreate(2), "cuEventCreate", self.device)  # DISABLE_TIMING
         err = d.cuEventRecord(ev, self.stream.handle)[0]
@@ -208,6 +225,13 @@ class Encoder:
         self.inflight.clear()
 
     # -- graph mode --------------------------------------------------------------------------
+    def _submit_direct(self):
+        launches = self.deferred
+        self.deferred = []
+        stream = self.stream.handle
+        for kernel, grid, block, args in launches:
+            kernel.launch_raw(grid, block, stream, args)
+
     def _submit_graph(self, d):
         launches = self.deferred
         self.deferred = []

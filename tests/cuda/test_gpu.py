@@ -353,6 +353,24 @@ def test_encoder_keeps_temporaries_until_gpu_done(P, dev, rng):
     assert enc.stats["batches"] > 0
 
 
+def test_loops_of_copies_and_products_reuse_memory(P, dev, rng):
+    """Copies and library calls are held like launches: their batches commit, and a loop of
+    them without a sync recycles its buffers instead of allocating each from the driver."""
+    import arrayx as xp
+    from arrayx.cuda import runtime
+    alloc = runtime.get_device(0).allocator
+    h = rand(rng, "float32", (64, 32, 32))
+    a = xp.asarray(h, device="cuda:0")
+    for make in (lambda: xp.asarray(a, copy=True), lambda: a @ a):
+        make()
+        runtime.synchronize()
+        before = alloc.stats()["driver_allocations"]
+        for _ in range(1000):
+            r = make()
+        assert alloc.stats()["driver_allocations"] - before < 300
+    np.testing.assert_allclose(P.to_host(r._data), h @ h, rtol=1e-5, atol=1e-5)
+
+
 def test_graph_mode_matches_direct(P, dev, rng):
     import arrayx.cuda as xc
     from arrayx.cuda import encoder
