@@ -34,23 +34,28 @@ def _cast(x, dtype):
 
 def matmul(x1, x2, /):
     device, dtype = _numeric_pair(x1, x2, "matmul")
-    if x1.ndim == 0 or x2.ndim == 0:
+    a, b = _cast(x1, dtype), _cast(x2, dtype)
+    # shapes read once from the backend arrays: a batched product of small matrices costs
+    # little more on the GPU than this function does on the host
+    shape1, shape2 = a.shape, b.shape
+    nd1, nd2 = len(shape1), len(shape2)
+    if nd1 == 0 or nd2 == 0:
         raise ValueError("matmul() does not take 0-d arrays; use multiply()")
     backend = device.backend
-    a, b = _cast(x1, dtype), _cast(x2, dtype)
     # 1-d operands are promoted to matrices and the added axis removed afterwards.
-    a_shape = (1,) + x1.shape if x1.ndim == 1 else x1.shape
-    b_shape = x2.shape + (1,) if x2.ndim == 1 else x2.shape
+    a_shape = (1,) + shape1 if nd1 == 1 else shape1
+    b_shape = shape2 + (1,) if nd2 == 1 else shape2
     if a_shape[-1] != b_shape[-2]:
-        raise ValueError(f"matmul(): contracted dimensions differ: {x1.shape} @ {x2.shape}")
-    batch = broadcast_shapes(a_shape[:-2], b_shape[:-2])
-    if x1.ndim == 1:
+        raise ValueError(f"matmul(): contracted dimensions differ: {shape1} @ {shape2}")
+    batch = a_shape[:-2] if a_shape[:-2] == b_shape[:-2] else \
+        broadcast_shapes(a_shape[:-2], b_shape[:-2])
+    if nd1 == 1:
         a = backend.reshape(a, a_shape, None)
-    if x2.ndim == 1:
+    if nd2 == 1:
         b = backend.reshape(b, b_shape, None)
     out = backend.matmul(a, b)
-    out_shape = batch + ((a_shape[-2],) if x1.ndim > 1 else ()) + ((b_shape[-1],) if x2.ndim > 1 else ())
-    if out.shape != out_shape:
+    if nd1 == 1 or nd2 == 1:
+        out_shape = batch + ((a_shape[-2],) if nd1 > 1 else ()) + ((b_shape[-1],) if nd2 > 1 else ())
         out = backend.reshape(out, out_shape, None)
     return Array._new(out, device)
 

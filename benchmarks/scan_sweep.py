@@ -1,10 +1,12 @@
-"""Sweep of the row-scan tile shape (arrayx/cuda/scan.py SCAN_BLOCK x SCAN_VECTORS) on the two
-scan targets, to pick the module's defaults. Run once on the GPU:
+"""Sweep of the row-scan tile shape (arrayx/cuda/scan.py SCAN_BLOCK x SCAN_VECTORS, and
+ONE_ROW_VECTORS for one plain row) on the two scan targets, to pick the module's defaults. Run
+once on the GPU:
 
     python benchmarks/scan_sweep.py [--reps 10]
 
-For each (threads per tile, 16-byte vectors per thread) setting the module constants are
-patched and its kernel cache cleared (two kernels compiled per setting, ~1-5 s each), then:
+For each (threads per tile, 16-byte vectors per thread, those of one plain row) setting the
+module constants are patched (the tile shape is part of the kernels' cache keys; two kernels
+compiled per setting, ~1-20 s each), then:
 cumulative_sum of 2^28 float32 (checked once against CuPy's float64 cumsum) and x[mask] of
 2^26 float32 with about half selected (checked once against CuPy) are timed (CUDA events,
 median of --reps after warm-up). Prints: case, setting, ms, ratio of its bandwidth to the
@@ -24,9 +26,11 @@ sys.path.insert(0, HERE)
 
 from harness import Harness  # noqa: E402
 
-# (SCAN_BLOCK, SCAN_VECTORS): tiles of 4096, 8192 and 16384 float32 elements; static shared
-# memory (5 bytes an element for float32) caps a tile at 8192 of them, so 16384 is absent
-SETTINGS = [(256, 4), (128, 8), (512, 2), (256, 8), (512, 4), (128, 16)]
+# (SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS). x[mask] (a flag scan with compaction) keeps a
+# head byte per element in shared memory beside the values (5 bytes an element for float32),
+# which caps its tile at 8192 elements; cumulative_sum of one row keeps none (4 bytes), up to
+# 11 vectors of 256 threads (11264 elements; more are cut to what fits).
+SETTINGS = [(256, 8, 8), (256, 8, 11), (128, 8, 16), (128, 8, 22), (192, 8, 15)]
 
 
 def main():
@@ -59,9 +63,10 @@ def main():
     mask_bytes = m * 5 + int(want.size) * 4
 
     rows = []
-    for block, vectors in SETTINGS:
-        scan.SCAN_BLOCK, scan.SCAN_VECTORS = block, vectors
-        setting = f"{block} threads x {vectors} vectors"
+    for block, vectors, one_row in SETTINGS:
+        scan.SCAN_BLOCK, scan.SCAN_VECTORS, scan.ONE_ROW_VECTORS = block, vectors, one_row
+        plain = scan.row_params(x.dtype, x.dtype, plain_row=True)[1]
+        setting = f"{block} threads x {vectors} (one row {plain}) vectors"
         try:
             got = cp.from_dlpack(xp.cumulative_sum(x))
             rel = float(cp.max(cp.abs(got - ref))) / scale
@@ -77,10 +82,10 @@ def main():
             rows.append(("both", setting, float("nan"), 1, repr(e)[:60]))
 
     print(f"\n==== scan tile sweep; copy {copy_ms:.3f} ms = {copy_tbs:.2f} TB/s")
-    print(f"{'case':20s} {'setting':26s} {'ms':>8s} {'of copy':>8s}  check")
+    print(f"{'case':20s} {'setting':36s} {'ms':>8s} {'of copy':>8s}  check")
     for case, setting, ms, nbytes, check in sorted(rows, key=lambda r: (r[0], r[2])):
         ratio = nbytes / (ms * 1e-3) / 1e12 / copy_tbs
-        print(f"{case:20s} {setting:26s} {ms:8.3f} {ratio:8.2f}  {check}")
+        print(f"{case:20s} {setting:36s} {ms:8.3f} {ratio:8.2f}  {check}")
 
 
 if __name__ == "__main__":

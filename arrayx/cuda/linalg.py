@@ -43,7 +43,7 @@ import numpy as np
 
 from . import elementwise, layout, libraries, runtime
 from . import linalg_kernels as kernels
-from .array import CudaArray, c_strides, new_array
+from .array import CudaArray, c_strides, new_array, new_contig
 
 _allow_tf32 = os.environ.get("ARRAYX_ALLOW_TF32", "0") not in ("", "0", "false", "False")
 # One matrix times one vector through gemv rather than gemm (benchmarks/linalg_bench.py times both).
@@ -237,6 +237,7 @@ def _batches(batch: tuple, *batch_strides):
 class _ProductPlan(NamedTuple):
     """How cuBLAS computes a @ b for operands of given shapes and strides (see _product_plan)."""
     out_shape: tuple
+    out_size: int
     copy_a: bool
     copy_b: bool
     gemv: tuple | None   # (a is the matrix, trans, m, n, ld, vector increment)
@@ -272,7 +273,8 @@ def _product_plan(a_shape, a_strides, b_shape, b_strides, use_gemv) -> _ProductP
             gemv = (a_is_matrix, trans, m, n, ld, inc)
     calls = tuple((count,) + tuple(offsets) + tuple(inner) for count, offsets, inner in
                   _batches(batch, a_batch, b_batch, c_strides(out_shape)[:-2]))
-    return _ProductPlan(out_shape, copy_a, copy_b, gemv, op_a, ld_a, op_b, ld_b, calls)
+    return _ProductPlan(out_shape, math.prod(out_shape), copy_a, copy_b, gemv, op_a, ld_a, op_b,
+                        ld_b, calls)
 
 
 class _BlasTypes(NamedTuple):
@@ -307,9 +309,9 @@ def _blas_types(dtype: np.dtype) -> _BlasTypes:
 def matmul(a, b):
     dev = _device(a)
     plan = _product_plan(a.shape, a.strides, b.shape, b.strides, USE_GEMV)
-    out = _empty(dev, plan.out_shape, a.dtype)
-    if out.size == 0:
-        return out
+    if plan.out_size == 0:
+        return _empty(dev, plan.out_shape, a.dtype)
+    out = new_contig(dev, plan.out_shape, a.dtype, plan.out_size, dev.allocator)
     if a.shape[-1] == 0:
         elementwise.fill(out, 0)
     elif a.dtype.kind in "iu":

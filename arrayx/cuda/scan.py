@@ -21,7 +21,9 @@ identity is ever combined in: -0.0 sums and complex products come out as NumPy's
   memory. The scanned values wait in shared memory (not registers: the rounds stay a loop, which
   keeps numba's compile time down) while the tile's prefix is found, then one pass adds it and
   stores. Large tiles (SCAN_BLOCK, SCAN_VECTORS) keep the rate of look-backs, whose L2 round
-  trips are the critical path, low.
+  trips are the critical path, low. A byte per element beside the values says whether the
+  element is 'open' (no segment head before it in its warp's chunk: it takes the prefix); one
+  plain row (no segments, no compaction) needs none, so its tiles are larger (ONE_ROW_VECTORS).
 * Tile status words (a zeroed scratch from the allocator): flag 0 invalid, 1 aggregate (this
   tile's total, no segment head in it), 2 inclusive prefix (complete: nothing before it
   matters). A tile publishes its aggregate (or directly its prefix when it holds a head), then
@@ -66,10 +68,17 @@ BLOCK = 256              # threads per block of the column scan and the flag con
 # benchmarks/scan_sweep.py (2026-11-30; 2^28 float32 cumulative_sum as a fraction of the copy's
 # bandwidth, read + write; 2^26 float32 x[mask] with half selected, PyTorch 0.489 ms): 256 x 8
 # 0.59 and 0.376 ms, 128 x 8 0.58 / 0.377, 128 x 16 0.56 / 0.414, 256 x 4 0.43 / 0.427, 512 x 4
-# 0.43 / 0.447, 512 x 2 0.28 / 0.577. The 0.8 of issue 5 is not reached (PyTorch: 0.61).
+# 0.43 / 0.447, 512 x 2 0.28 / 0.577. One plain row, without head bytes (scan-sweep-2026-11-30-
+# run2.log): 11 vectors 0.68, 8: 0.67; 128 threads x 16: 0.64, x 22: 0.62; 192 x 15: 0.66. The
+# 0.8 of issue 5 is not reached (PyTorch: 0.61; CUB's own scan kernel alone: 0.77).
 SCAN_BLOCK = 256
 SCAN_VECTORS = 8
+# One plain row (a 1-D scan, no mask compaction) has no segment heads past its first element, so
+# its tile keeps no per-element head flags in shared memory and holds more vectors: this many
+# (of 16 bytes, for elements of 4 bytes or more, as SCAN_VECTORS), 45 KiB of float32 values.
+ONE_ROW_VECTORS = 11
 SHARED_LIMIT = 48 * 1024  # static shared memory per block
+SHARED_RESERVE = 2048     # of it, for the tile's small arrays (warp totals, the prefix)
 COLUMN_MIN = 1 << 16     # columns needed to fill the GPU with one thread per column
 COLUMN_UNROLL = 8        # loads in flight per thread in the column scan
 FLAG_AGGREGATE = 1
@@ -229,12 +238,16 @@ def status_words(D: np.dtype) -> int:
     return 1 if count == 1 and L.itemsize <= 4 else 1 + 2 * count
 
 
-def row_params(src: np.dtype, D: np.dtype, moved: int = 0):
+def row_params(src: np.dtype, D: np.dtype, moved: int = 0, plain_row: bool = False):
     """(N, V, T): elements per vector (16 bytes of the widest of input, result and, for a mask
-    compaction, the moved elements of `moved` bytes), vectors per thread (SCAN_VECTORS, fewer
-    for elements under 4 bytes: the same element count) and threads per tile."""
+    compaction, the moved elements of `moved` bytes), vectors per thread (SCAN_VECTORS, or
+    ONE_ROW_VECTORS for a `plain_row`; fewer for elements under 4 bytes: the same element count;
+    at most what shared memory holds) and threads per tile."""
     N = layout.vector_width(src.itemsize, D.itemsize, moved or 1)
-    return N, max(1, SCAN_VECTORS * min(N, 4) // N), SCAN_BLOCK
+    T = SCAN_BLOCK
+    V = max(1, (ONE_ROW_VECTORS if plain_row else SCAN_VECTORS) * min(N, 4) // N)
+    fit = (SHARED_LIMIT - SHARED_RESERVE) // (T * N * (D.itemsize + (0 if plain_row else 1)))
+    return N, max(1, min(V, fit)), T
 
 
 # ---- the row-scan kernel -----------------------------------------------------------------------
@@ -255,10 +268,15 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     'open' flag (no segment head between the warp chunk's start and the element). After the
     look-back a second loop adds the tile + block prefix to the open elements and stores."""
     assert moved is None or (flag and not segmented)
-    N, V, T = row_params(src, D, np.dtype(moved).itemsize if moved else 0)
+    # 'open' flags (bit 0: no segment head between the warp chunk's start and the element; bit
+    # 1: selected) are kept per element unless the row is plain: then every element is open
+    # except those of the first warp chunk of the row, whose prefix is empty anyway
+    plain = not segmented and not moved
+    N, V, T = row_params(src, D, np.dtype(moved).itemsize if moved else 0, plain)
     WARPS = T // 32
     TILE = T * V * N
-    assert TILE * (D.itemsize + 1) <= SHARED_LIMIT, "scan tile too large for shared memory"
+    assert TILE * (D.itemsize + (0 if plain else 1)) <= SHARED_LIMIT - SHARED_RESERVE, \
+        "scan tile too large for shared memory"
     WCHUNK = 32 * V * N
     count, L = _lanes(D)
     words = status_words(D)
@@ -326,7 +344,7 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
         return [indent + s for s in out]
 
     add(f"""    sh_s = cuda.shared.array({TILE}, {Dn})
-    sh_o = cuda.shared.array({TILE}, uint8)
+{"" if plain else f"    sh_o = cuda.shared.array({TILE}, uint8)"}
     sh_h = cuda.shared.array({WARPS}, int32)
     sh_a = cuda.shared.array({WARPS}, {Dn})
     sh_t = cuda.shared.array(1, int64)
@@ -401,8 +419,9 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
             fl = "s_0 != 0" if j == 0 else f"s_{j} != s_{j - 1}"
             sel = f" | (2 if {fl} else 0)"
         add(f"""        nohead = int32(nohead & int32(p_{j} != 0))
-        sh_s[li + {32 * j}] = {OP('wa', f's_{j}')} if wv != 0 and nohead != 0 else s_{j}
-        sh_o[li + {32 * j}] = uint8((1 if wh == 0 and nohead != 0 else 0){sel})""")
+        sh_s[li + {32 * j}] = {OP('wa', f's_{j}')} if wv != 0 and nohead != 0 else s_{j}""")
+        if not plain:
+            add(f"        sh_o[li + {32 * j}] = uint8((1 if wh == 0 and nohead != 0 else 0){sel})")
     # warp totals -> the block prefix of each warp; warp 0 publishes and looks back
     first_head = (f"int32(({ut}(tile) * {ut}({TILE})) % {ut}(K) == 0)" if segmented
                   else "int32(tile == 0)")
@@ -463,9 +482,10 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     if out_kind == "s" and not moved:
         b.extend(positions("        "))
     for j in range(N):
-        add(f"        o_{j} = sh_o[li + {32 * j}]")
+        if not plain:
+            add(f"        o_{j} = sh_o[li + {32 * j}]")
         add(f"        y_{j} = sh_s[li + {32 * j}]")
-        add(f"        if gv != 0 and (o_{j} & 1) != 0:")
+        add("        if gv != 0:" if plain else f"        if gv != 0 and (o_{j} & 1) != 0:")
         add(f"            y_{j} = {OP('ga', f'y_{j}')}")
     if moved:
         scalar = [f"m_{j} = x[f + {j}] if f + {j} < total else {moved}(0)" for j in range(N)]
@@ -670,7 +690,9 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
         return 0
     src, D = a.dtype, (_rank_dtype(total) if x is not None else dst.dtype)
     moved = _raw(x.dtype) if x is not None else None
-    N, V, T = row_params(src, D, x.dtype.itemsize if x is not None else 0)
+    segmented = M > 1
+    N, V, T = row_params(src, D, x.dtype.itemsize if x is not None else 0,
+                         not segmented and x is None)
     TILE = T * V * N
     in_rs, in_cs = _rows(a)
     in_kind = _kind(a, in_cs == 1 and (M == 1 or in_rs == K), N)
@@ -683,14 +705,13 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
     tiles = -(-total // TILE)
     bits = 32 if total + TILE <= layout.INT32_MAX else 64
     dev = runtime.get_device(a.device_index)
-    segmented = M > 1
     key = ("row", op, src, D, flag, in_kind, out_kind, bits, segmented, moved, N, V, T)
     kern = compiler.cached_kernel(dev.index, "scan", key,
                                   lambda: row_spec(op, src, D, flag, in_kind, out_kind, bits,
                                                    segmented, moved))
     words = 1 + tiles * status_words(D)
     status = new_array(dev.index, (words + (x is not None),), _U64, dev.allocator)
-    elementwise.fill(status, 0)
+    elementwise.zero_scratch(dev, status)
     args = (dst.ptr, a.ptr, status.ptr, total, K, in_rs, in_cs, out_rs, out_cs)
     if x is None:
         kern(dev.stream, tiles, T, args, (dst.buffer, a.buffer, status.buffer),
