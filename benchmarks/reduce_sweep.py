@@ -1,10 +1,11 @@
 """Sweep of the reduction kernels' tuning knobs on the four cases of reduce_bench.py's targets.
 
-    python3 benchmarks/reduce_sweep.py            (about 60 s on an H200, ~25 kernel compiles)
+    python3 benchmarks/reduce_sweep.py            (about 60 s on an H200, ~6 kernel compiles)
 
 For each case (sum of 2^28 float32, row sums and column sums of the same data as 16k x 16k,
 argmax of 2^28 float32) and each candidate setting of the module constants of
-arrayx/cuda/reduce.py (UNROLL, COLUMN_UNROLL, BLOCKS_PER_SM, ROW_BLOCK_MIN_K, SPLIT_FILL; the
+arrayx/cuda/reduce.py (UNROLL, COLUMN_UNROLL, BLOCKS_PER_SM, ROW_BLOCK_MIN_K, SPLIT_FILL,
+LOAD_HINT; the
 plan and kernel caches are cleared between settings), prints the median time of 10 CUDA-event-
 timed calls and its ratio to the device-to-device copy of the same 1 GiB in the same run (bytes
 read, as reduce_bench.py counts them), twice:
@@ -35,17 +36,15 @@ LOG2N = 28
 REPS = 10
 PIPELINE = 10
 
-# case -> candidate settings ({} = the module's defaults); each distinct UNROLL/COLUMN_UNROLL
-# compiles new kernels (about 1 s each), BLOCKS_PER_SM, ROW_BLOCK_MIN_K and SPLIT_FILL do not.
+# case -> candidate settings ({} = the module's defaults); each distinct UNROLL/COLUMN_UNROLL/
+# LOAD_HINT compiles new kernels (about 1 s each), BLOCKS_PER_SM, ROW_BLOCK_MIN_K and SPLIT_FILL
+# do not. (Earlier sweeps of UNROLL 4/8/16 and COLUMN_UNROLL x SPLIT_FILL: reduce.py's comment.)
 SETTINGS = {
-    "sum 2^28 float32": [{}] + [{"UNROLL": u, "BLOCKS_PER_SM": b}
-                                for u in (4, 8, 16) for b in (4, 8)],
-    "row sums 16k x 16k": [{}] + [{"UNROLL": u, "ROW_BLOCK_MIN_K": k}
-                                  for u in (4, 8, 16) for k in (1024, 1 << 15)],
-    "column sums 16k x 16k": [{}] + [{"COLUMN_UNROLL": u, "BLOCKS_PER_SM": b, "SPLIT_FILL": f}
-                                     for u in (4, 8, 16) for b in (4, 8) for f in (0.0, 0.95)],
-    "argmax 2^28 float32": [{}] + [{"ARG_UNROLL": u, "BLOCKS_PER_SM": b}
-                                   for u in (4, 8, 16) for b in (4, 8)],
+    "sum 2^28 float32": [{}] + [{"LOAD_HINT": h, "BLOCKS_PER_SM": b}
+                                for h in ("", ".nc", ".L1::no_allocate") for b in (2, 3, 4)],
+    "row sums 16k x 16k": [{}, {"LOAD_HINT": ".nc"}, {"LOAD_HINT": ".L1::no_allocate"}],
+    "column sums 16k x 16k": [{}],
+    "argmax 2^28 float32": [{}, {"LOAD_HINT": ".nc"}, {"LOAD_HINT": ".nc", "BLOCKS_PER_SM": 2}],
 }
 
 
@@ -58,7 +57,8 @@ def main():
     H = Harness("arrayx CUDA reduction knob sweep")
     n = 1 << LOG2N
     side = 1 << (LOG2N // 2)
-    knobs = ("UNROLL", "COLUMN_UNROLL", "BLOCKS_PER_SM", "ROW_BLOCK_MIN_K", "SPLIT_FILL")
+    knobs = ("UNROLL", "ARG_UNROLL", "COLUMN_UNROLL", "BLOCKS_PER_SM", "ROW_BLOCK_MIN_K",
+             "SPLIT_FILL", "LOAD_HINT")
     defaults = {k: getattr(R, k) for k in knobs}
 
     def configure(setting):

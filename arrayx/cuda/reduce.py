@@ -7,8 +7,9 @@ into *kept* dims (one output element each, written C-contiguously) and *reduced*
 * ``contig`` (row reduce, and the all-reduce as its one-row case): the reduced elements of every
   output are one contiguous run of K (``x.sum(axis=-1)``, ``x.T.sum(axis=0)``, ``x.sum()``). A
   group of T lanes (1, 32 or 256 by K) owns a row, 256 // T rows a block. Rows are read with
-  16-byte vector loads (vector.py) where the element pointer allows it; each row's unaligned head
-  (offset views) and its tail take scalar loads. Few long rows (M < ~4 blocks per SM) are split
+  16-byte vector loads (vector.py's, or for real dtypes ones with the LOAD_HINT cache qualifier)
+  where the element pointer allows it; each row's unaligned head (offset views) and its tail take
+  scalar loads. Few long rows (M < ~4 blocks per SM) are split
   over S blocks each, whose partials go to a small (M, S) temporary reduced by a second launch:
   the all-reduce of 2^28 float32 is 528 blocks of 256 threads, then one block.
 * ``column`` (reduced axis strided, kept axis contiguous: ``x.sum(axis=0)`` of C-order ``x``):
@@ -66,6 +67,13 @@ BLOCKS_PER_SM = 4    # a split reduction launches whole waves of this many block
 ROW_BLOCK_MIN_K = 1024  # contiguous rows at least this long get a block each (shorter: a warp)
 SPLIT_FILL = 0.0     # the least useful fraction of its last wave a split accepts (see _split)
 COLUMN_SHARED_BYTES = 32768
+# PTX cache qualifier of the contig kernels' 16-byte loads of real (non-complex) inputs, which
+# are read once: streaming them past L1 (".L1::no_allocate") or through the non-coherent path
+# (".nc", as CUB's reductions) both beat plain loads on the H200 (reduce-sweep-2026-11-30-
+# run2.log; 2^28 float32 sum, kernels back to back / one call: plain 0.992 / 0.857, ".nc" 1.004
+# / 0.898, ".L1::no_allocate" 1.011 / 0.916; argmax one call: plain 0.880, ".nc" 0.901; row sums
+# unchanged). "" gives plain loads (vector.py's vloadN).
+LOAD_HINT = ".L1::no_allocate"
 I64 = np.dtype("int64")
 C64 = np.dtype("complex64")
 INT64_MAX = 2**63 - 1
@@ -332,7 +340,8 @@ def group_spec(op, lay, T, N, vec, Dk, Dr, final, bits):
                 pos = f"p + (v + {u * T}) * {N}"
                 if vec:
                     names = ", ".join(f"x{u}_{q}" for q in range(N))
-                    lines.append(f"{names}{',' if N == 1 else ''} = vload{N}(inp, {pos})")
+                    load = f"vload_hint{N}" if _hinted(op) else f"vload{N}"
+                    lines.append(f"{names}{',' if N == 1 else ''} = {load}(inp, {pos})")
                 else:
                     lines.append(f"x{u}_0 = inp[{pos}]")
             for u in us:
@@ -367,7 +376,8 @@ def group_spec(op, lay, T, N, vec, Dk, Dr, final, bits):
     name = (f"red_{op.name}_{_elem(op.in_dt)}{'_idx' if op.arg_in else ''}_to_{_elem(op.out_dt)}"
             f"_{lay}_t{T}" + (f"v{N}" if vec else "") + f"_k{Dk}" +
             (f"r{Dr}" if lay == "general" else "") + f"_{bits}" + ("" if final else "_partial"))
-    return _spec(name, args, types, body)
+    hinted = lay == "contig" and vec and _hinted(op)
+    return _spec(name, args, types, body, [N] if hinted else None)
 
 
 def column_spec(op, N, vec, final):
@@ -432,8 +442,54 @@ def column_spec(op, N, vec, final):
     return _spec(name, args, types, body)
 
 
-def _spec(name, args, types, body):
-    src = PREAMBLE + f"def {name}({', '.join(args)}):\n" + "\n".join(_indent(body, 4)) + "\n"
+# vload_hintN: vloadN (vector.py) with a PTX cache qualifier, for real element types, always one
+# 16-byte ld.global<hint>.v4.u32; part of the source of the kernels that use it.
+HINT_LOAD_SOURCE = """
+from numba.core.extending import intrinsic as _intrinsic
+from numba import types as _types
+from llvmlite import ir as _ir
+
+
+def _make_hint_load(n, hint):
+    @_intrinsic
+    def load(typingctx, ptr, idx):
+        T = ptr.dtype
+        sig = _types.UniTuple(T, n)(ptr, idx)
+
+        def codegen(context, builder, sig, args):
+            base = context.get_data_type(T)
+            addr = builder.gep(args[0], [args[1]])
+            gp = builder.addrspacecast(addr, _ir.PointerType(base, addrspace=1))
+            i32 = _ir.IntType(32)
+            fty = _ir.FunctionType(_ir.LiteralStructType([i32] * 4), [_ir.IntType(64)])
+            res = builder.asm(fty, "ld.global" + hint + ".v4.u32 {$0, $1, $2, $3}, [$4];",
+                              "=r,=r,=r,=r,l", [builder.ptrtoint(gp, _ir.IntType(64))],
+                              side_effect=False)
+            words = _ir.Constant(_ir.VectorType(i32, 4), _ir.Undefined)
+            for k in range(4):
+                words = builder.insert_element(words, builder.extract_value(res, k),
+                                               _ir.Constant(i32, k))
+            v = builder.bitcast(words, _ir.VectorType(base, n))
+            tup = _ir.Constant(context.get_value_type(sig.return_type), _ir.Undefined)
+            for j in range(n):
+                tup = builder.insert_value(tup, builder.extract_element(v, _ir.Constant(i32, j)), j)
+            return tup
+        return sig, codegen
+    return load
+"""
+
+
+def _hinted(op) -> bool:
+    return bool(LOAD_HINT) and op.in_dt.kind in "iuf"
+
+
+def _spec(name, args, types, body, hint_loads=None):
+    extra = ""
+    if hint_loads:
+        extra = HINT_LOAD_SOURCE + "".join(
+            f"vload_hint{n} = _make_hint_load({n}, {LOAD_HINT!r})\n" for n in hint_loads) + "\n\n"
+    src = PREAMBLE + extra + f"def {name}({', '.join(args)}):\n" + \
+        "\n".join(_indent(body, 4)) + "\n"
     return compiler.KernelSpec(name, src, name, tuple(types))
 
 
@@ -520,7 +576,7 @@ def _plan_group(plan, op, src, lay, ksh, kst, rsh, rst, K, count, out_names, fin
     Dr = _dims(len(rsh)) if lay == "general" else 0
     ksh, kst = _pad(ksh, kst, Dk)
     bits = 32 if M < 2**31 and K < 2**31 else 64
-    key = ("group", op.key(), lay, T, N, vec, Dk, Dr, final, bits, _unroll(op))
+    key = ("group", op.key(), lay, T, N, vec, Dk, Dr, final, bits, _unroll(op), LOAD_HINT)
     args = src.names() + out_names + [src.ptr, K, S, float(count), M] + list(ksh) + list(kst)
     if lay == "general":
         rsh, rst = _pad(rsh, rst, Dr)

@@ -201,9 +201,13 @@ def _reduce_specs():
 
 @pytest.mark.parametrize("name, spec", list(_reduce_specs()), ids=lambda v: v if isinstance(v, str) else "")
 def test_reduce_kernels_compile_without_local_memory(name, spec):
+    from arrayx.cuda.reduce import LOAD_HINT
     ptx = _ptx(spec)
     assert ".local" not in ptx
-    if name in ("sum-contig", "sum-contig-split", "sum-column", "argmax-contig"):
+    if name in ("sum-contig", "sum-contig-split", "argmax-contig"):
+        # 16-byte loads with the contig kernels' cache qualifier (4 words, bit-cast to float32)
+        assert f"ld.global{LOAD_HINT}.v4.{'u32' if LOAD_HINT else 'f32'}" in ptx
+    if name == "sum-column":
         assert "ld.global.v4.f32" in ptx
 
 
