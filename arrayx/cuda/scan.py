@@ -77,6 +77,9 @@ SCAN_VECTORS = 8
 # its tile keeps no per-element head flags in shared memory and holds more vectors: this many
 # (of 16 bytes, for elements of 4 bytes or more, as SCAN_VECTORS), 45 KiB of float32 values.
 ONE_ROW_VECTORS = 11
+# Nanoseconds a look-back lane sleeps between polls of a predecessor's status word that is not
+# published yet (0: spin): fewer polls leave L2 bandwidth to the loads and stores.
+LOOKBACK_SLEEP_NS = 0
 SHARED_LIMIT = 48 * 1024  # static shared memory per block
 SHARED_RESERVE = 2048     # of it, for the tile's small arrays (warp totals, the prefix)
 COLUMN_MIN = 1 << 16     # columns needed to fill the GPU with one thread per column
@@ -297,6 +300,7 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
         if lv == 0 or rh != 0:
             return int32(1), int32(lh | rh), ra
         return int32(1), int32(lh), {OP('la', 'ra')}""")
+    wait = f"\n            cuda.nanosleep({LOOKBACK_SLEEP_NS})" if LOOKBACK_SLEEP_NS else ""
     if words == 1:
         # flag and value in one word: relaxed (strong, L2-coherent) accesses suffice, the word
         # is self-contained and nothing else is read through it
@@ -305,7 +309,7 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
 
     def read(t):
         w = ld_relaxed(status, int64(1) + t)
-        while (w >> uint64(32)) == uint64(0):
+        while (w >> uint64(32)) == uint64(0):{wait}
             w = ld_relaxed(status, int64(1) + t)
         return int32(w >> uint64(32)), {_from_bits(L, 'w')}""")
     else:
@@ -323,7 +327,7 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     def read(t):
         base = int64(1) + t * {words}
         fl = ld_acquire(status, base)
-        while fl == uint64(0):
+        while fl == uint64(0):{wait}
             fl = ld_acquire(status, base)
         slot = base + 1 + (0 if fl == uint64({FLAG_AGGREGATE}) else {count})
         return int32(fl), {value}""")
@@ -705,7 +709,8 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
     tiles = -(-total // TILE)
     bits = 32 if total + TILE <= layout.INT32_MAX else 64
     dev = runtime.get_device(a.device_index)
-    key = ("row", op, src, D, flag, in_kind, out_kind, bits, segmented, moved, N, V, T)
+    key = ("row", op, src, D, flag, in_kind, out_kind, bits, segmented, moved, N, V, T,
+           LOOKBACK_SLEEP_NS)
     kern = compiler.cached_kernel(dev.index, "scan", key,
                                   lambda: row_spec(op, src, D, flag, in_kind, out_kind, bits,
                                                    segmented, moved))
