@@ -37,7 +37,7 @@ def elementwise_specs() -> list:
         for name in ("copy", "assign") if src == dst else ("astype", "assign"):
             for D in ew.STRIDED_DIMS:
                 out.append(ew.kernel_spec(name, op, ("a",), (src,), "strided", D=D, index_bits=32))
-            out.append(ew.kernel_spec(name, op, ("a",), (src,), "tile"))
+            out += ew.tile_specs(name, op, ("a",), (src,))
             out.append(ew.kernel_spec(name, op, ("a",), (src,), "vec",
                                       max(1, 16 // max(src.itemsize, dst.itemsize)), ew.VEC_UNROLL))
     for dt in FLOATS:

@@ -40,6 +40,19 @@ def test_asarray_from_numpy_keeps_dtype(dtype):
     assert_array_equal(xp.asarray(a[0, 0]), np.asarray(a[0, 0]))  # NumPy scalar
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("shape", [(64, 48), (37, 70), (160, 208)])
+def test_asarray_copy_of_transposes(dtype, shape):
+    """Contiguous copies of x.T, x[1:, 1:].T and x[::-1].T: on CUDA the transposing tile, with
+    vectors where the sides are multiples of the vector (not the offset view), else one element
+    at a time; whole and partial tiles."""
+    rng = np.random.default_rng(11)
+    a = make_data(dtype, shape, rng)
+    x = xp.asarray(a)
+    for xv, av in ((x.mT, a.T), (x[1:, 1:].mT, a[1:, 1:].T), (x[::-1].mT, a[::-1].T)):
+        assert_array_equal(xp.asarray(xv, copy=True), np.ascontiguousarray(av))
+
+
 def test_asarray_large_python_ints():
     x = xp.asarray([2 ** 63 - 1, -2 ** 63])
     assert_array_equal(x, np.array([2 ** 63 - 1, -2 ** 63], dtype=np.int64))

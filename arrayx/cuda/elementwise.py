@@ -16,8 +16,15 @@ Layouts, decided on the host by ``launch``:
   of different phases), after collapsing contiguous dims (layout.collapse); specialised on the
   dim count, padded up to 1, 3 or 6, with 32-bit index arithmetic while everything fits.
 * ``tile``: a one-input operation whose input is the transpose of its contiguous 2-D output
-  (``x.T`` made contiguous, cast or mapped): 32 x 32 tiles through shared memory, so both the
-  reads and the writes are coalesced.
+  (``x.T`` made contiguous, cast or mapped): each block stages a tile (TILE_ROWS x TILE_COLS,
+  64 x 64) in shared memory, so both the reads (along the input's rows) and the writes (along the
+  output's) are coalesced. When every input row and output row starts on a vector boundary, a
+  thread moves vectors of N = 16 // (wider itemsize) elements both ways: a vector read from an
+  input row goes into shared memory, and an output vector gathers its N elements from N tile
+  rows (XOR-permuted N-element chunks keep those reads free of bank conflicts); otherwise one
+  element at a time through a tile padded by a column. Offsets are 32-bit while they fit. The
+  TILE_* constants are the design's knobs (benchmarks/tile_sweep.py; TILE_WHOLE_PATH: whole
+  tiles skip the bounds checks and issue all of a thread's loads before its shared stores).
 
 Expressions may use ``IDX`` (the flat output index): the creation kernels (arange, eye, tril...)
 are elementwise operations without array inputs.
@@ -42,11 +49,36 @@ BLOCK = 256
 VEC_UNROLL = 1
 STRIDED_DIMS = (1, 3, 6)  # strided kernels exist for these dim counts; others are padded up
 
+# The transposing tile's design; benchmarks/tile_sweep.py times the candidates. Every value here
+# is part of the kernel's cache key (through tile_vector, tile_design and the index width), so
+# changing one builds a new kernel. First sweep (tile-sweep-2026-11-30.log, ratio to the copy
+# for 16k x 16k float32 / 16383 x 16385 float32 / 16k x 16k float64): the design before it
+# (64-bit offsets, one element an access) 0.717 / 0.679 / 0.923; 32-bit offsets 0.829 / 0.695 /
+# 0.916; with 16-byte vectors 0.912 / 0.700 / 0.921; the whole-tile path lost on odd shapes
+# (0.636 with vectors) and gained nothing on aligned ones.
+TILE_ROWS = 64           # output rows of a tile: the length of each contiguous run it reads
+TILE_COLS = 64           # output columns of a tile (input runs), a multiple of 32
+TILE_THREADS = 256
+TILE_VECTOR_BYTES = 16   # widest global access; below the itemsize, every access is one element
+TILE_INDEX_32 = True     # 32-bit offsets while they fit (layout.index_bits), else 64-bit
+TILE_WHOLE_PATH = False  # whole tiles skip the bounds checks and issue all their loads first
+TILE_SHARED_BYTES = 48 * 1024  # static shared memory a block may use
 
-def tile_side(itemsize: int) -> int:
-    """Side of the transposing layout's square tile: 64 (16 elements per thread in flight) while
-    the tile fits the 48 KiB of static shared memory, else 32."""
-    return 64 if itemsize <= 8 else 32
+
+def tile_vector(in_itemsize: int, out_itemsize: int) -> int:
+    """Elements per global access of the transposing tile when everything is aligned."""
+    return max(1, TILE_VECTOR_BYTES // max(in_itemsize, out_itemsize))
+
+
+def tile_design(in_itemsize: int, vector: int) -> tuple:
+    """(rows, cols, threads, whole_path) of the transposing tile for input elements of
+    `in_itemsize` bytes moved `vector` at a time: TILE_ROWS x TILE_COLS, both halved (columns no
+    lower than a warp's 32) until the tile with its padding column fits the static shared memory,
+    so 64 x 64 becomes 32 x 32 for 16-byte elements; threads capped at one vector each."""
+    rows, cols = TILE_ROWS, TILE_COLS
+    while cols * (rows + 1) * in_itemsize > TILE_SHARED_BYTES:
+        rows, cols = rows // 2, max(32, cols // 2)
+    return rows, cols, min(TILE_THREADS, rows * cols // vector), TILE_WHOLE_PATH
 
 
 def _elem(dt: np.dtype) -> str:
@@ -75,9 +107,12 @@ def padded_dims(d: int) -> int:
 
 
 def kernel_spec(name: str, op: Op, kinds: tuple, dtypes: tuple, lay: str, N: int = 1,
-                U: int = 1, D: int = 1, index_bits: int = 64, debug: bool = False):
+                U: int = 1, D: int = 1, index_bits: int = 64, debug: bool = False,
+                tile: tuple = ()):
     """Kernel source for one specialisation. `kinds`: 'a' (array) or 's' (scalar) per operand,
-    `dtypes` their dtypes (the op computes on values of these dtypes)."""
+    `dtypes` their dtypes (the op computes on values of these dtypes). `N`: elements per vector
+    (vec and tile layouts); `U`: vectors per thread (vec); `D`: dims (strided); `tile`: (rows,
+    cols, threads, whole_path) of the tile layout (tile_design)."""
     out_dt = op.out
     args = ["out"]
     argtypes = [_elem(out_dt) + "*"]
@@ -110,9 +145,10 @@ def kernel_spec(name: str, op: Op, kinds: tuple, dtypes: tuple, lay: str, N: int
                 args += [f"{a}_lo", f"{a}_hi"]
                 argtypes += ["int64", "int64"]
     elif lay == "tile":
-        src = kinds.index("a")  # the one array operand
-        args += ["cols", "rows", f"in{src}_st0", f"in{src}_st1", "tiles_c"]
-        argtypes += ["int64"] * 4 + ["uint32"]  # 32-bit division of the block index
+        # the one array operand is read with stride 1 along the output's rows (the layout's
+        # definition) and `pitch` along its columns
+        args += ["rows", "cols", "pitch", "tiles_c"]
+        argtypes += ["int64"] * 3 + ["uint32"]  # 32-bit division of the block index
 
     def result(load, index):
         """The stored result: `load(k)` is array operand k's raw value, `index` the flat index."""
@@ -161,28 +197,9 @@ def kernel_spec(name: str, op: Op, kinds: tuple, dtypes: tuple, lay: str, N: int
                  f"                out[j] = {result(lambda k: f'in{k}[j]', 'j')}",
                  "                j += 1"]
     elif lay == "tile":
-        # tile[c][r] holds input element (r0 + r, c0 + c): loaded along the input's contiguous
-        # rows, stored along the output's contiguous columns; the extra column staggers banks.
-        side = tile_side(dtypes[src].itemsize)
-        step = BLOCK // side
-        body += [f"    tile = cuda.shared.array(({side}, {side + 1}), {_elem(dtypes[src])})",
-                 "    tid = cuda.threadIdx.x",
-                 f"    tx = tid % {side}", f"    ty = tid // {side}", "    b = cuda.blockIdx.x",
-                 # row-major tile order. Two others were slower for the 16k x 16k float32
-                 # transpose on the H200 (2026-11-30, ratio to the copy, row-major in the same
-                 # run): diagonal (concurrent blocks on different tile rows, against partition
-                 # camping) 0.49 against 0.60; groups of 8 tile rows taken column by column
-                 # (GEMM-style rasterisation, for input-row locality) 0.48 against 0.56
-                 f"    r0 = int64(b // tiles_c) * {side}", f"    c0 = int64(b % tiles_c) * {side}",
-                 f"    for q in range({side // step}):",
-                 "        r = r0 + tx", f"        c = c0 + ty + {step} * q",
-                 "        if r < rows and c < cols:",
-                 f"            tile[ty + {step} * q, tx] = in{src}[r * in{src}_st0 + c * in{src}_st1]",
-                 "    cuda.syncthreads()",
-                 f"    for q in range({side // step}):",
-                 f"        r = r0 + ty + {step} * q", "        c = c0 + tx",
-                 "        if r < rows and c < cols:",
-                 f"            out[r * cols + c] = {result(lambda k: f'tile[tx, ty + {step} * q]', 'r * cols + c')}"]
+        src = kinds.index("a")
+        body += _tile_body(f"in{src}", dtypes[src], N, tile, index_bits,
+                           lambda tile_value, index: result(lambda k: tile_value, index))
     else:
         raise ValueError(lay)
 
@@ -192,8 +209,123 @@ def kernel_spec(name: str, op: Op, kinds: tuple, dtypes: tuple, lay: str, N: int
         kname += f"{N}x{U}"
     elif lay == "strided":
         kname += f"{D}d{index_bits}"
+    elif lay == "tile":
+        kname += f"{N}v{tile[0]}x{tile[1]}t{tile[2]}i{index_bits}" + ("w" if tile[3] else "")
     src = PREAMBLE + f"def {kname}({', '.join(args)}):\n" + "\n".join(body) + "\n"
     return compiler.KernelSpec(kname, src, kname, tuple(argtypes))
+
+
+def _plus(name: str, k: int) -> str:
+    return f"({name} + {k})" if k else name
+
+
+def _tile_body(src: str, in_dt: np.dtype, V: int, tile: tuple, index_bits: int, value) -> list:
+    """Body lines of the transposing tile kernel (module docstring). `src` names the input
+    pointer, `V` elements move per global access, `tile` is tile_design's (rows, cols, threads,
+    whole_path); `value(element, out_index)` is the stored expression of a tile element. The
+    local names stay clear of the operands' (s0, in1...)."""
+    R, C, T, whole_path = tile
+    runs_v = R // V  # vectors along each contiguous input run of the tile
+    if R % V or C % 32 or T % 32 or (C * runs_v) % T or \
+            any(x & (x - 1) for x in (V, runs_v, C // 32, T)):
+        raise ValueError(f"no transposing tile of {R} x {C}, {T} threads, {V}-element vectors")
+    I = "int32" if index_bits == 32 else "int64"
+
+    def log2(x):
+        return x.bit_length() - 1
+
+    # Shared memory holds the tile as the input lays it out: run j (an output column) is a row
+    # of the tile. A thread then reads the V elements of its output vector from V runs, one
+    # column of the tile, so rows must not share banks. Scalar elements: the classic padding
+    # column. Vectors: padding would misalign them, so the V-element chunks of run j are
+    # XOR-permuted by j // V instead: the 32/V runs a warp reads at once hit distinct 16-byte
+    # bank groups, and a warp's vector stores into one run stay a permutation of its chunks.
+    P = R + 1 if V == 1 else R
+    swizzle = min(128 // (V * in_dt.itemsize), runs_v) - 1
+
+    def shared_index(j, a):
+        """Index in `tile` of vector a of run j (V consecutive elements)."""
+        if V == 1:
+            return f"{j} * {P} + {a}"
+        return f"{j} * {P} + ({a} ^ (({j} >> {log2(V)}) & {swizzle})) * {V}"
+
+    def load(off):
+        return f"vload{V}({src}, {off})" if V > 1 else f"{src}[{off}]"
+
+    # shared indices are uint32 (sums of them and constants known non-negative): a signed one
+    # would get numba's negative-index wraparound, a compare and select per access. A vector
+    # goes into shared memory element by element: a one-instruction shared vector store needs a
+    # helper in vector.py, whose every change recompiles every kernel (its hash is in all cache
+    # keys); the global accesses, which the sweep showed to matter, stay 16-byte vectors.
+    def to_shared(idx, v, pad):
+        if V == 1:
+            return [f"{pad}tile[uint32({idx})] = {v}"]
+        return [f"{pad}sv = {v}", f"{pad}si = uint32({idx})"] + \
+            [f"{pad}tile[{_plus('si', k)}] = sv[{k}]" for k in range(V)]
+
+    per_thread = C * runs_v // T  # vectors each thread moves in, and out
+    # loading: vector q of a thread is number tid + T * q of the tile, run-major
+    loads = []
+    for q in range(per_thread):
+        j, a = _plus("lj", (T * q) >> log2(runs_v)), _plus("la", (T * q) & (runs_v - 1))
+        loads.append((f"c0 + {j} < ncols and r0 + {V} * {a} < nrows",
+                      f"{I}((c0 + {j}) * stride + r0 + {V} * {a})", shared_index(j, a)))
+    # storing: a warp writes V output rows x 32 columns (32 // V vectors a row) at once; the
+    # warp's q-th such block is number warp + (T // 32) * q of the tile, row-major
+    blocks_c = C // 32
+    stores = []
+    for q in range(per_thread):
+        w = (T // 32) * q
+        a, b = _plus("wa", w >> log2(blocks_c)), _plus("wb", w & (blocks_c - 1))
+        i = f"({V} * {a} + iy)" if V > 1 else a
+        j = f"(32 * {b} + {V} * jx)"
+        first = shared_index(j, a) + (" + iy" if V > 1 else "")
+        stores.append((f"r0 + {i} < nrows and c0 + {j} < ncols",
+                       f"{I}((r0 + {i}) * ncols + c0 + {j})", first))
+
+    def store(off, first, pad):
+        vals = [value(f"tile[{first} + {k * P}]", f"{off} + {k}") for k in range(V)]
+        if V == 1:
+            return [f"{pad}out[{off}] = {vals[0]}"]
+        return [f"{pad}vstore{V}(out, {off}, ({', '.join(vals)}))"]
+
+    body = [f"    tile = cuda.shared.array({C * P}, {_elem(in_dt)}, alignment=16)",
+            "    tid = cuda.threadIdx.x",
+            # row-major tile order. Two others were slower for the 16k x 16k float32
+            # transpose on the H200 (2026-11-30, ratio to the copy, row-major in the same
+            # run): diagonal (concurrent blocks on different tile rows, against partition
+            # camping) 0.49 against 0.60; groups of 8 tile rows taken column by column
+            # (GEMM-style rasterisation, for input-row locality) 0.48 against 0.56
+            "    t = uint32(cuda.blockIdx.x)", "    tr = t // tiles_c",
+            f"    r0 = {I}(tr) * {R}", f"    c0 = {I}(t - tr * tiles_c) * {C}",
+            f"    nrows = {I}(rows)", f"    ncols = {I}(cols)", f"    stride = {I}(pitch)",
+            f"    la = tid & {runs_v - 1}", f"    lj = tid >> {log2(runs_v)}",
+            "    jx = tid & 31" if V == 1 else f"    jx = (tid & 31) >> {log2(V)}",
+            f"    wa = (tid >> 5) >> {log2(blocks_c)}", f"    wb = (tid >> 5) & {blocks_c - 1}"]
+    if V > 1:
+        body.append(f"    iy = tid & {V - 1}")
+    # whole tiles (all but the last row and column of tiles) may skip the bounds checks and
+    # issue all of a thread's loads before its shared stores, so they are in flight together
+    if whole_path:
+        body += [f"    whole = r0 + {R} <= nrows and c0 + {C} <= ncols", "    if whole:"]
+        body += [f"        got{q} = {load(off)}" for q, (_, off, _) in enumerate(loads)]
+        for q, (_, _, idx) in enumerate(loads):
+            body += to_shared(idx, f"got{q}", "        ")
+        body.append("    else:")
+    pad = "        " if whole_path else "    "
+    for ok, off, idx in loads:
+        body += [f"{pad}if {ok}:"] + to_shared(idx, load(off), pad + "    ")
+    body.append("    cuda.syncthreads()")
+    if whole_path:
+        body.append("    if whole:")
+        for q, (_, off, first) in enumerate(stores):
+            body += [f"        dst{q} = {off}", f"        at{q} = uint32({first})"]
+            body += store(f"dst{q}", f"at{q}", "        ")
+        body.append("    else:")
+    for q, (ok, off, first) in enumerate(stores):
+        body += [f"{pad}if {ok}:", f"{pad}    dst{q} = {off}", f"{pad}    at{q} = uint32({first})"]
+        body += store(f"dst{q}", f"at{q}", pad + "    ")
+    return body
 
 
 def scalar_args(value, dt):
@@ -333,17 +465,36 @@ def _launch_strided(dev, name, op, operands, kinds, dtypes, out, arrays, n, csha
 
 def _launch_tile(dev, name, op, operands, kinds, dtypes, out, src, cshape, src_strides):
     rows, cols = cshape
-    key = (name, op, kinds, dtypes, "tile")
+    pitch = src_strides[1]
+    V = tile_vector(src.dtype.itemsize, out.dtype.itemsize)
+    # vectors need every run and output row to start on a vector boundary (rows, cols and the
+    # input's pitch multiples of V, both pointers aligned); otherwise one element at a time
+    if V > 1 and (rows % V or cols % V or pitch % V or src.ptr % (V * src.dtype.itemsize)
+                  or out.ptr % (V * out.dtype.itemsize)):
+        V = 1
+    tile = tile_design(src.dtype.itemsize, V)
+    bits = layout.index_bits(rows * cols, cshape, (cols, 1), (1, pitch)) if TILE_INDEX_32 else 64
+    key = (name, op, kinds, dtypes, "tile", V, tile, bits)
     kern = compiler.cached_kernel(dev.index, "elementwise", key,
-                                  lambda: kernel_spec(name, op, kinds, dtypes, "tile"))
-    side = tile_side(src.dtype.itemsize)
-    tiles_c = -(-cols // side)
-    grid = -(-rows // side) * tiles_c
-    args = [out.ptr] + _args(operands, dtypes, [src.ptr]) + [rows * cols, cols, rows,
-                                                            src_strides[0], src_strides[1], tiles_c]
+                                  lambda: kernel_spec(name, op, kinds, dtypes, "tile", V,
+                                                      index_bits=bits, tile=tile))
+    tiles_c = -(-cols // tile[1])
+    grid = -(-rows // tile[0]) * tiles_c
+    args = [out.ptr] + _args(operands, dtypes, [src.ptr]) + [rows * cols, rows, cols, pitch,
+                                                            tiles_c]
     stream = dev._current_stream or dev.default_stream
-    kern(stream, grid, BLOCK, args, (out.buffer, src.buffer),
+    kern(stream, grid, tile[2], args, (out.buffer, src.buffer),
          rows * cols * (out.dtype.itemsize + src.dtype.itemsize))
+
+
+def tile_specs(name: str, op: Op, kinds: tuple, dtypes: tuple) -> list:
+    """The transposing tile kernels `launch` picks for arrays under 2**31 elements: vectors
+    (aligned, sizes multiples of the vector) and one element at a time (anything else)."""
+    src = dtypes[kinds.index("a")]
+    widths = sorted({tile_vector(src.itemsize, op.out.itemsize), 1}, reverse=True)
+    return [kernel_spec(name, op, kinds, dtypes, "tile", V,
+                        index_bits=32 if TILE_INDEX_32 else 64, tile=tile_design(src.itemsize, V))
+            for V in widths]
 
 
 # ---- the primitives built on the template -----------------------------------------------

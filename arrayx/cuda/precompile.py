@@ -5,14 +5,14 @@
 Compiles every elementwise kernel the CUDA backend can launch for arrays under 2**31 elements:
 each elementwise function of the standard for every dtype it allows, with each operand an array
 or a Python scalar, in the vec layout, the strided layouts (1, 3 and 6 dims) and, for one-input
-operations, the transposing tile; casts between every pair of dtypes, fill, where, clip and the
-creation kernels; the commonest reduction kernels (reduce.common_specs); the common
-gather/scatter kernels (indexing.common_specs) and repeat's (manipulation.kernel_specs); the
-scans, flag scans, nonzero/mask and searchsorted kernels (scan.precompile_specs,
-search.precompile_specs: names scan_, mask_, nonzero_, searchsorted_). Keys
-are the run-time keys (compiler.cache_key), so a GPU machine given this cache folder compiles
-nothing for these (64-bit strided variants, for larger arrays, and rarer reductions compile on
-first use).
+operations, the transposing tile (with 16-byte vectors and one element at a time); casts between
+every pair of dtypes, fill, where, clip and the creation kernels; the commonest reduction
+kernels (reduce.common_specs); the common gather/scatter kernels (indexing.common_specs) and
+repeat's (manipulation.kernel_specs); the scans, flag scans, nonzero/mask and searchsorted
+kernels (scan.precompile_specs, search.precompile_specs: names scan_, mask_, nonzero_,
+searchsorted_). Keys are the run-time keys (compiler.cache_key), so a GPU machine given this
+cache folder compiles nothing for these (64-bit strided variants, for larger arrays, and rarer
+reductions compile on first use).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import numpy as np
 
 from . import compiler, layout
 from . import elementwise_ops as ops
-from .elementwise import STRIDED_DIMS, VEC_UNROLL, kernel_spec
+from .elementwise import STRIDED_DIMS, VEC_UNROLL, kernel_spec, tile_specs
 
 DTYPES = [np.dtype(d) for d in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
                                 "uint32", "uint64", "float32", "float64", "complex64",
@@ -39,13 +39,14 @@ KINDS = {"numeric": "iufc", "floating-point": "fc", "real floating": "f", "real 
 
 
 def _family(name, op, kinds, dtypes, strided=STRIDED_DIMS, tile=False):
-    """The specs `launch` can pick for one operation: vec, strided (32-bit), tile."""
+    """The specs `launch` can pick for one operation: vec, strided (32-bit), tile (32-bit, with
+    vectors and one element at a time)."""
     arrays = [d.itemsize for k, d in zip(kinds, dtypes) if k == "a"]
     N = layout.vector_width(op.out.itemsize, *arrays)
     specs = [kernel_spec(name, op, kinds, dtypes, "vec", N, VEC_UNROLL)]
     specs += [kernel_spec(name, op, kinds, dtypes, "strided", D=D, index_bits=32) for D in strided]
     if tile:
-        specs.append(kernel_spec(name, op, kinds, dtypes, "tile"))
+        specs += tile_specs(name, op, kinds, dtypes)
     return specs
 
 

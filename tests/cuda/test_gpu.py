@@ -197,17 +197,44 @@ def test_offset_views_of_one_phase_stay_vectorised(P, dev, rng, dtype):
         np.testing.assert_array_equal(P.to_host(r), a[1:-1] - b[2:])
 
 
-@pytest.mark.parametrize("dtype,to", [("float32", "float32"), ("float64", "float32"),
-                                      ("complex128", "complex128"), ("int8", "bool")])
-@pytest.mark.parametrize("shape", [(1000, 777), (33, 65), (2, 3000)])
-def test_transposed_copy_and_cast_use_tiles(P, dev, rng, dtype, to, shape):
+@pytest.mark.parametrize("dtype,to", [("bool", "bool"), ("int8", "bool"), ("int16", "int16"),
+                                      ("uint16", "int64"), ("float32", "float32"),
+                                      ("float32", "float64"), ("float64", "float32"),
+                                      ("complex64", "complex64"), ("complex128", "complex128")])
+@pytest.mark.parametrize("shape", [(1000, 777), (33, 65), (2, 3000), (256, 512), (320, 208)])
+@pytest.mark.parametrize("view", ["plain", "offset", "reversed"])
+def test_transposed_copy_and_cast_use_tiles(P, dev, rng, monkeypatch, dtype, to, shape, view):
+    """x.T, x[1:, 1:].T and x[::-1].T made contiguous and cast: the transposing tile, with
+    vectors where every input and output row starts on a vector boundary (sides multiples of
+    the vector, not the offset view), else one element at a time; whole and partial tiles."""
+    from arrayx.cuda import elementwise
+    dt, to = np.dtype(dtype), np.dtype(to)
     a = rand(rng, dtype, shape)
-    t = P.permute_dims(P.from_host(dev, a, True), (1, 0))
+    d = P.from_host(dev, a, True)
+    if view == "offset":
+        a, d = a[1:, 1:], P.getitem(d, (slice(1, None), slice(1, None)))
+    elif view == "reversed":
+        a, d = a[::-1], P.getitem(d, (slice(None, None, -1),))
+    t = P.permute_dims(d, (1, 0))
+    vectors = []
+    design = elementwise.tile_design
+    monkeypatch.setattr(elementwise, "tile_design",
+                        lambda itemsize, vector: vectors.append(vector) or design(itemsize, vector))
+
+    def expected(out_dt):
+        v = elementwise.tile_vector(dt.itemsize, out_dt.itemsize)
+        return [v if view != "offset" and shape[0] % v == shape[1] % v == 0 else 1]
+
     np.testing.assert_array_equal(P.to_host(P.copy(t)), a.T)
-    np.testing.assert_array_equal(P.to_host(P.astype(t, np.dtype(to))), a.T.astype(to))
+    np.testing.assert_array_equal(P.to_host(P.astype(t, to)), a.T.astype(to))
+    if min(a.shape) > 1:  # else a vector, copied without a tile
+        assert vectors == expected(dt) + expected(to)
     if dtype == "float32":
         np.testing.assert_allclose(P.to_host(P.unary("sqrt", t)), np.sqrt(np.abs(a.T)) *
                                    np.where(a.T < 0, np.nan, 1), rtol=1e-6)
+        # a scalar operand beside the transposed one (the kernel names its locals around it)
+        np.testing.assert_array_equal(P.to_host(P.binary("subtract", 3.0, t, dt)),
+                                      np.float32(3.0) - a.T)
 
 
 def test_inplace_with_overlapping_views_and_casts(P, dev, rng):

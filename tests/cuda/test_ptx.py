@@ -131,9 +131,39 @@ def test_strided_kernel_uses_32_bit_division():
     assert ".local" not in ptx
 
 
-def test_transpose_tile_uses_shared_memory():
-    ptx = _ptx(kernel_spec("cast", ops.cast_op(F32, F32), ("a",), (F32,), "tile"))
+def _tile_specs(monkeypatch, src, dst):
+    """The transposing tile's kernels for a cast, vectors first, with 16-byte vectors whatever
+    the module's default."""
+    from arrayx.cuda import elementwise
+    monkeypatch.setattr(elementwise, "TILE_VECTOR_BYTES", 16)
+    src, dst = np.dtype(src), np.dtype(dst)
+    return elementwise.tile_specs("cast", ops.cast_op(src, dst), ("a",), (src,))
+
+
+def test_transpose_tile_uses_shared_memory(monkeypatch):
+    single = _tile_specs(monkeypatch, F32, F32)[-1]  # one element at a time (unaligned views)
+    ptx = _ptx(single)
     assert ".shared" in ptx and "bar.sync" in ptx
+    assert "ld.global.f32" in ptx and "st.global.f32" in ptx
+    assert "div.u32" in ptx  # the tile's position from the block index
+    assert ".local" not in ptx
+
+
+@pytest.mark.parametrize("src, dst, load, store", [
+    ("float32", "float32", "ld.global.v4.f32", "st.global.v4.f32"),
+    ("float64", "float64", "ld.global.v2.f64", "st.global.v2.f64"),
+    ("int8", "bool", "ld.global.v4.u32", "st.global.v4.u32"),
+    ("float32", "float64", "ld.global.v2.f32", "st.global.v2.f64"),
+])
+def test_transpose_tile_moves_vectors(monkeypatch, src, dst, load, store):
+    """Aligned transposes: vectors from the input rows into shared memory, and gathered from
+    the tile's rows into vectors along the output rows."""
+    specs = _tile_specs(monkeypatch, src, dst)
+    assert len(specs) == 2
+    ptx = _ptx(specs[0])
+    ops_seen = _mem_ops(ptx)
+    assert load in ops_seen and store in ops_seen, ops_seen
+    assert "st.shared" in ptx and "bar.sync" in ptx
     assert ".local" not in ptx
 
 
