@@ -73,8 +73,8 @@ COLUMN_SHARED_BYTES = 32768
 # run2.log; 2^28 float32 sum, kernels back to back / one call: plain 0.992 / 0.857, ".nc" 1.004
 # / 0.898, ".L1::no_allocate" 1.011 / 0.916; argmax one call: plain 0.880, ".nc" 0.901; row sums
 # unchanged). "" gives plain loads (vector.py's vloadN).
-LOAD_HINT = ".L1::no_allocate"
-COLUMN_LOAD_HINT = ""  # the same for the column kernels' row vectors
+LOAD_HINT = ".L1::no_allocate"  # (the column kernels keep plain loads: both hints lost there,
+# 0.958 / 0.967 of the copy back to back against 1.024, reduce-sweep-2026-11-30-run2.log)
 I64 = np.dtype("int64")
 C64 = np.dtype("complex64")
 INT64_MAX = 2**63 - 1
@@ -341,7 +341,7 @@ def group_spec(op, lay, T, N, vec, Dk, Dr, final, bits):
                 pos = f"p + (v + {u * T}) * {N}"
                 if vec:
                     names = ", ".join(f"x{u}_{q}" for q in range(N))
-                    load = f"vload_hint{N}" if _hinted(op, LOAD_HINT) else f"vload{N}"
+                    load = f"vload_hint{N}" if _hinted(op) else f"vload{N}"
                     lines.append(f"{names}{',' if N == 1 else ''} = {load}(inp, {pos})")
                 else:
                     lines.append(f"x{u}_0 = inp[{pos}]")
@@ -377,8 +377,8 @@ def group_spec(op, lay, T, N, vec, Dk, Dr, final, bits):
     name = (f"red_{op.name}_{_elem(op.in_dt)}{'_idx' if op.arg_in else ''}_to_{_elem(op.out_dt)}"
             f"_{lay}_t{T}" + (f"v{N}" if vec else "") + f"_k{Dk}" +
             (f"r{Dr}" if lay == "general" else "") + f"_{bits}" + ("" if final else "_partial"))
-    hinted = lay == "contig" and vec and _hinted(op, LOAD_HINT)
-    return _spec(name, args, types, body, [N] if hinted else None, LOAD_HINT)
+    hinted = lay == "contig" and vec and _hinted(op)
+    return _spec(name, args, types, body, [N] if hinted else None)
 
 
 def column_spec(op, N, vec, final):
@@ -404,8 +404,7 @@ def column_spec(op, N, vec, final):
             pos = f"p + (r + {u * WARPS}) * sK"
             if vec:
                 names = ", ".join(f"x{u}_{q}" for q in range(N))
-                load = f"vload_hint{N}" if _hinted(op, COLUMN_LOAD_HINT) else f"vload{N}"
-                lines.append(f"{names}{',' if N == 1 else ''} = {load}(inp, {pos})")
+                lines.append(f"{names}{',' if N == 1 else ''} = vload{N}(inp, {pos})")
             else:
                 lines += [f"x{u}_{q} = inp[{pos} + {q}]" for q in range(N)]
         for u in us:
@@ -441,8 +440,7 @@ def column_spec(op, N, vec, final):
             body += [f"        outidx[{where}] = {acc[1]}"]
     name = (f"red_{op.name}_{_elem(op.in_dt)}{'_idx' if op.arg_in else ''}_to_{_elem(op.out_dt)}"
             f"_column" + (f"v{N}" if vec else "") + ("" if final else "_partial"))
-    hinted = vec and _hinted(op, COLUMN_LOAD_HINT)
-    return _spec(name, args, types, body, [N] if hinted else None, COLUMN_LOAD_HINT)
+    return _spec(name, args, types, body)
 
 
 # vload_hintN: vloadN (vector.py) with a PTX cache qualifier, for real element types, always one
@@ -482,15 +480,15 @@ def _make_hint_load(n, hint):
 """
 
 
-def _hinted(op, hint) -> bool:
-    return bool(hint) and op.in_dt.kind in "iuf"
+def _hinted(op) -> bool:
+    return bool(LOAD_HINT) and op.in_dt.kind in "iuf"
 
 
-def _spec(name, args, types, body, hint_loads=None, hint=""):
+def _spec(name, args, types, body, hint_loads=None):
     extra = ""
     if hint_loads:
         extra = HINT_LOAD_SOURCE + "".join(
-            f"vload_hint{n} = _make_hint_load({n}, {hint!r})\n" for n in hint_loads) + "\n\n"
+            f"vload_hint{n} = _make_hint_load({n}, {LOAD_HINT!r})\n" for n in hint_loads) + "\n\n"
     src = PREAMBLE + extra + f"def {name}({', '.join(args)}):\n" + \
         "\n".join(_indent(body, 4)) + "\n"
     return compiler.KernelSpec(name, src, name, tuple(types))
@@ -618,7 +616,7 @@ def _plan_column(plan, sms, op, src, K, sK, M, B, sB, count, vec):
 
     def launch(op_, src_, K_, sK_, M_, B_, sB_, S_, N_, vec_, final):
         tiles = -(-M_ // (32 * N_))
-        key = ("column", op_.key(), N_, vec_, final, COLUMN_UNROLL, COLUMN_LOAD_HINT)
+        key = ("column", op_.key(), N_, vec_, final, COLUMN_UNROLL)
         args = src_.names() + _out_names(op_, final) + [K_, sK_, M_, B_, sB_, S_, tiles,
                                                         float(count)]
         plan.launches.append(_Launch(key, lambda: column_spec(op_, N_, vec_, final),
