@@ -85,6 +85,9 @@ def main():
     read_ms = copy_ms / 2  # the copy reads and writes n * 4 bytes; a reduction reads them once
     compiled0 = compiler.compile_count()
 
+    # the first setting timed ran ~5% slow in every sweep (reduce-sweep-2026-11-30-run2.log):
+    # one untimed round of the first case first
+    H.gpu_time("arrayx", calls[next(iter(SETTINGS))], reps=REPS)
     rows = []
     for case, settings in SETTINGS.items():
         fn, ref = calls[case], refs[case]
