@@ -39,7 +39,7 @@ import numpy as np
 from . import compiler, layout, runtime
 from .array import CudaArray, new_array, new_contig
 from .elementwise_ops import (BOOL, PREAMBLE, Op, binary_op, cast_op, compute_dtype, inner_source,
-                             ipow_source)
+                             ipow_source, vload_statement)
 
 _tls = runtime._tls
 BLOCK = 256
@@ -185,8 +185,8 @@ def kernel_spec(name: str, op: Op, kinds: tuple, dtypes: tuple, lay: str, N: int
         for u in range(U):  # all loads first: U * arrays independent 16-byte loads in flight
             for k, kind in enumerate(kinds):
                 if kind == "a":
-                    names = ", ".join(f"a{k}_{u}_{j}" for j in range(N))
-                    body.append(f"        {names}{',' if N == 1 else ''} = vload{N}(in{k}, i{u})")
+                    targets = [f"a{k}_{u}_{j}" for j in range(N)]
+                    body.append("        " + vload_statement(targets, f"in{k}", f"i{u}"))
         for u in range(U):
             vals = [result(lambda k, u=u, j=j: f"a{k}_{u}_{j}", f"i{u} + {j}") for j in range(N)]
             tup = ", ".join(vals) + ("," if N == 1 else "")

@@ -49,6 +49,13 @@ PREAMBLE = ("INF = float('inf')\nNAN = float('nan')\nPI = 3.141592653589793\n"
             "EXPMAX_f64 = 709.0\nEXPOVF_f64 = 1454.0\nBIG_f64 = 1e300\n")
 
 
+def vload_statement(targets, ptr: str, index: str, load: str | None = None) -> str:
+    """Kernel source unpacking one 16-byte vector load (vector.py's vloadN, or `load`, a
+    function of the same signature) of `ptr` at element `index` into the names `targets`."""
+    n = len(targets)
+    return f"{', '.join(targets)}{',' if n == 1 else ''} = {load or f'vload{n}'}({ptr}, {index})"
+
+
 class Op(NamedTuple):
     expr: str          # over x0, x1, ... (and IDX, the flat output index, for creation ops)
     helpers: tuple     # helper function names (with their type suffix) the expression calls

@@ -47,7 +47,7 @@ import numpy as np
 
 from . import compiler, elementwise, layout, runtime, transfer
 from .array import CudaArray, c_strides, new_array
-from .elementwise_ops import PREAMBLE
+from .elementwise_ops import PREAMBLE, vload_statement
 
 BLOCK = 256
 ND_UNROLL = 4        # elements per thread on the nd layout
@@ -126,8 +126,8 @@ def kernel_spec(op: str, elem: str, wide: bool, idx_dtypes: tuple, lay: str, D: 
                  f"    if (blk + 1) * ({U * V} * bdim) <= n:"]
         body += [f"        j{u} = (v + {u} * bdim) * {V}" for u in range(U)]
         for u in range(U):  # every index vector first: U 16-byte loads in flight
-            names = ", ".join(f"r{u}_{l}" for l in range(V))
-            body.append(f"        {names}{',' if V == 1 else ''} = vload{V}(idx0, j{u})")
+            targets = [f"r{u}_{l}" for l in range(V)]
+            body.append("        " + vload_statement(targets, "idx0", f"j{u}"))
         for u, l in lanes:
             body += ["        " + s for s in _wrap(f"r{u}_{l}", f"w{u}_{l}", 0)]
         for u, l in lanes:  # then every data load: U * V random reads in flight

@@ -44,7 +44,7 @@ import numpy as np
 
 from . import compiler, elementwise, runtime
 from .array import c_strides, new_array
-from .elementwise_ops import BOOL, PREAMBLE
+from .elementwise_ops import BOOL, PREAMBLE, vload_statement
 from .layout import collapse, vector_width
 
 BLOCK = 256
@@ -340,9 +340,8 @@ def group_spec(op, lay, T, N, vec, Dk, Dr, final, bits):
             for u in us:
                 pos = f"p + (v + {u * T}) * {N}"
                 if vec:
-                    names = ", ".join(f"x{u}_{q}" for q in range(N))
-                    load = f"vload_hint{N}" if _hinted(op) else f"vload{N}"
-                    lines.append(f"{names}{',' if N == 1 else ''} = {load}(inp, {pos})")
+                    load = f"vload_hint{N}" if _hinted(op) else None
+                    lines.append(vload_statement([f"x{u}_{q}" for q in range(N)], "inp", pos, load))
                 else:
                     lines.append(f"x{u}_0 = inp[{pos}]")
             for u in us:
@@ -403,8 +402,7 @@ def column_spec(op, N, vec, final):
         for u in us:
             pos = f"p + (r + {u * WARPS}) * sK"
             if vec:
-                names = ", ".join(f"x{u}_{q}" for q in range(N))
-                lines.append(f"{names}{',' if N == 1 else ''} = vload{N}(inp, {pos})")
+                lines.append(vload_statement([f"x{u}_{q}" for q in range(N)], "inp", pos))
             else:
                 lines += [f"x{u}_{q} = inp[{pos} + {q}]" for q in range(N)]
         for u in us:

@@ -59,7 +59,7 @@ import numpy as np
 
 from . import compiler, elementwise, layout, runtime, transfer
 from .array import CudaArray, new_array
-from .elementwise_ops import BOOL, PREAMBLE
+from .elementwise_ops import BOOL, PREAMBLE, vload_statement
 
 BLOCK = 256              # threads per block of the column scan and the flag consumers
 # Row-scan tile: SCAN_BLOCK threads x SCAN_VECTORS 16-byte vectors each (for elements of 4 bytes
@@ -372,8 +372,8 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
             addr = f"r{sfx}_{j} * in_rs + p{sfx}_{j} * in_cs" if in_kind == "s" else f"f{sfx} + {j}"
             scalar.append(f"x{sfx}_{j} = inp[{addr}] if f{sfx} + {j} < total else {raw0}")
         if in_kind == "v":
-            names = ", ".join(f"x{sfx}_{j}" for j in range(N)) + ("," if N == 1 else "")
-            add(f"    if f{sfx} + {N} <= total:\n        {names} = vload{N}(inp, f{sfx})\n    else:")
+            load = vload_statement([f"x{sfx}_{j}" for j in range(N)], "inp", f"f{sfx}")
+            add(f"    if f{sfx} + {N} <= total:\n        {load}\n    else:")
             b.extend("        " + s for s in scalar)
         else:
             b.extend("    " + s for s in scalar)
@@ -494,8 +494,8 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     if moved:
         scalar = [f"m_{j} = x[f + {j}] if f + {j} < total else {moved}(0)" for j in range(N)]
         if out_kind == "v":
-            names = ", ".join(f"m_{j}" for j in range(N)) + ("," if N == 1 else "")
-            add(f"        if f + {N} <= total:\n            {names} = vload{N}(x, f)\n        else:")
+            load = vload_statement([f"m_{j}" for j in range(N)], "x", "f")
+            add(f"        if f + {N} <= total:\n            {load}\n        else:")
             b.extend("            " + s for s in scalar)
         else:
             b.extend("        " + s for s in scalar)
