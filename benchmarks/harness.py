@@ -67,8 +67,9 @@ class Harness:
                 "host": platform.node()}
 
     # -- timing -------------------------------------------------------------------------------
-    def gpu_time(self, lib: str, fn, warmup: int = 3, reps: int = 20) -> float:
-        """Median ms of one call of `fn`, CUDA events around it on `lib`'s current stream."""
+    def gpu_time(self, lib: str, fn, warmup: int = 3, reps: int = 20, before=None) -> float:
+        """Median ms of one call of `fn`, CUDA events around it on `lib`'s current stream
+        (`before`: called ahead of each start event, untimed, e.g. to queue other work)."""
         if lib == "arrayx":
             Event = self.rt.Event
             stream = self.dev.stream
@@ -112,6 +113,8 @@ class Harness:
             fn()
         times = []
         for _ in range(reps):
+            if before is not None:
+                before()
             s, e = pair()
             rec(s)
             fn()

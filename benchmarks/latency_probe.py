@@ -22,14 +22,16 @@ table.
 
 import json
 import os
-import statistics
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
+
+from harness import Harness  # noqa: E402
 
 
 def main():
@@ -60,21 +62,10 @@ def main():
     def busy():
         return x * 2.0
 
-    def event_us(fn, pre=None, reps=15):
-        for _ in range(3):
-            fn()
-        runtime.synchronize()
-        times = []
-        for _ in range(reps):
-            if pre is not None:
-                pre()
-            s, e = runtime.Event(0, timing=True), runtime.Event(0, timing=True)
-            s.record(dev.stream)
-            fn()
-            e.record(dev.stream)
-            e.synchronize()
-            times.append(s.elapsed_ms(e) * 1000)
-        return statistics.median(times)
+    H = Harness("latency probe")
+
+    def event_us(fn, before=None):
+        return H.gpu_time("arrayx", fn, reps=15, before=before) * 1000
 
     def host_us(fn, reps=50):
         fn()
@@ -93,7 +84,7 @@ def main():
         print("| --- | --- | --- | --- | --- |")
         for name, fn in cases.items():
             one = event_us(fn)
-            hidden = event_us(fn, pre=busy)
+            hidden = event_us(fn, before=busy)
             encoder.set_mode("direct")
             direct = event_us(fn)
             encoder.set_mode("graph")
