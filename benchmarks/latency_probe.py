@@ -2,8 +2,8 @@
 
     python3 benchmarks/latency_probe.py          (on the GPU machine; about 30 s)
 
-For each case (sum, argmax, row and column sums of 2^28 float32, cumulative_sum, x + x, a
-transposed copy of a 16k x 16k matrix, a batched 1024 x 64^3 float32 product) prints, in
+For each case (sum, argmax, row and column sums of 2^28 float32, cumulative_sum, x + x, x[1:] + x[1:], sqrt,
+sin, a transposed copy of a 16k x 16k matrix, a batched 1024 x 64^3 float32 product) prints, in
 microseconds:
 * ``1 call``: CUDA events around one call, as the kernel-family benchmarks time it (the GPU
   waits while the host prepares the first launch);
@@ -14,9 +14,9 @@ microseconds:
 * ``host``: the host time of the call alone (no sync; best of 50).
 Then a CUPTI kernel trace (through torch.profiler, which records every kernel of the process,
 ours included) of three timed calls per case, CuPy's and PyTorch's sum and cumsum too: each
-kernel's start, duration and the gap before it. The gap between a call's kernels is host time
+kernel's start, duration and the gap before it (PyTorch's sqrt and add too). The gap between a call's kernels is host time
 the GPU waited for; the difference between ``1 call`` and the kernels' span is the latency
-before the first one. Set TRACE_ONLY=name,... to trace some cases, SKIP_EVENTS=1 to skip the
+before the first one. Set TRACE_ONLY=name,... to time and trace some cases only, SKIP_EVENTS=1 to skip the
 table.
 """
 
@@ -55,6 +55,9 @@ def main():
         "colsum": lambda: xp.sum(m, axis=0),
         "cumsum": lambda: xp.cumulative_sum(x),
         "add": lambda: x + x,
+        "offset add": lambda: x[1:] + x[1:],
+        "sqrt": lambda: xp.sqrt(x),
+        "sin": lambda: xp.sin(x),
         "transpose": lambda: xp.asarray(m.T, copy=True),
         "bmm": lambda: a3 @ a3,
     }
@@ -79,10 +82,14 @@ def main():
             best = min(best, (t1 - t0) * 1e6)
         return best
 
+    only = os.environ.get("TRACE_ONLY")
+    only = set(only.split(",")) if only else None
     if not os.environ.get("SKIP_EVENTS"):
         print("| case | 1 call us | busy-first us | direct mode 1 call us | host us |")
         print("| --- | --- | --- | --- | --- |")
         for name, fn in cases.items():
+            if only and name not in only:
+                continue
             one = event_us(fn)
             hidden = event_us(fn, before=busy)
             encoder.set_mode("direct")
@@ -94,10 +101,10 @@ def main():
     import cupy as cp
     xc, xt = cp.from_dlpack(x), torch.from_dlpack(x)
     cases.update({"cupy_sum": lambda: cp.sum(xc), "torch_sum": lambda: torch.sum(xt),
-                  "cupy_cumsum": lambda: cp.cumsum(xc), "torch_cumsum": lambda: torch.cumsum(xt, 0)})
-    only = os.environ.get("TRACE_ONLY")
+                  "cupy_cumsum": lambda: cp.cumsum(xc), "torch_cumsum": lambda: torch.cumsum(xt, 0),
+                  "torch_sqrt": lambda: torch.sqrt(xt), "torch_add": lambda: xt + xt})
     for name, fn in cases.items():
-        if only and name not in only.split(","):
+        if only and name not in only:
             continue
         for _ in range(3):
             fn()

@@ -40,10 +40,10 @@ PIPELINE = 10
 # LOAD_HINT compiles new kernels (about 1 s each), BLOCKS_PER_SM, ROW_BLOCK_MIN_K and SPLIT_FILL
 # do not. (Earlier sweeps: reduce.py's comments and benchmarks/results/reduce-sweep-*.log.)
 SETTINGS = {
-    "sum 2^28 float32": [{}, {"LOAD_HINT": ""}, {"LOAD_HINT": ".nc"}, {"BLOCKS_PER_SM": 3}],
+    "sum 2^28 float32": [{}, {"BLOCKS_PER_SM": 3}, {"BLOCKS_PER_SM": 2}],
     "row sums 16k x 16k": [{}],
-    "column sums 16k x 16k": [{}],
-    "argmax 2^28 float32": [{}, {"LOAD_HINT": ""}, {"LOAD_HINT": ".nc"}],
+    "column sums 16k x 16k": [{}, {"BLOCKS_PER_SM": 3}, {"BLOCKS_PER_SM": 2}],
+    "argmax 2^28 float32": [{}, {"BLOCKS_PER_SM": 3}, {"BLOCKS_PER_SM": 2}],
 }
 
 

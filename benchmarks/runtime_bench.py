@@ -67,7 +67,7 @@ def launch_paths(H: Harness):
     from arrayx.cuda import launcher, elementwise
     a = P.from_host(dev, np.ones(1000, np.float32), True)
     P.binary("add", a, a, F32)  # compile/load
-    kern = elementwise._fast[("add", F32, F32, F32, 0)][0]
+    kern = elementwise._fast[("add", F32, F32, 0)][0]
     out = P.empty(dev, (1000,), F32)
     stream = H.dev.stream
     args = (out.ptr, a.ptr, a.ptr, 1000)

@@ -139,7 +139,7 @@ def _unary_plan(name, dtype):
 def unary(name, a):
     plan = _unary_plan(name, a.dtype)
     if plan[0] == "launch":
-        return elementwise.launch(name, plan[1], (a,), (a.dtype,), a.shape)
+        return elementwise.unary(name, plan[1], a)
     if plan[0] == "copy":
         return elementwise.copy(a)
     out = new_array(a.device_index, a.shape, plan[2], runtime.get_device(a.device_index).allocator)
