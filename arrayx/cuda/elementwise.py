@@ -417,8 +417,8 @@ def launch(name: str, op: Op, operands, dtypes, shape, out: CudaArray | None = N
 
 
 def _launch_vec(dev, name, op, operands, kinds, dtypes, out, n, N, head):
-    """The contiguous layout: vectors over the aligned body, a scalar launch for `head` elements
-    before it (views whose pointers share a phase)."""
+    """The contiguous layout: vectors over the aligned body, then the `head` elements before it
+    (views whose pointers share a phase) through the same kernel's scalar path."""
     arrays = [o for o in operands if isinstance(o, CudaArray)]
     U = VEC_UNROLL
     stream = dev._current_stream or dev.default_stream
@@ -426,15 +426,15 @@ def _launch_vec(dev, name, op, operands, kinds, dtypes, out, n, N, head):
     key = (name, op, kinds, dtypes, "vec", N, U)
     kern = compiler.cached_kernel(dev.index, "elementwise", key,
                                   lambda: kernel_spec(name, op, kinds, dtypes, "vec", N, U))
-    if head:
-        _launch_strided(dev, name, op, operands, kinds, dtypes, out, arrays, head, (head,),
-                        [(1,)] * (len(arrays) + 1))
     body = n - head
     isz = [a.dtype.itemsize for a in arrays]
     ptrs = [a.ptr + head * s for a, s in zip(arrays, isz)]
     args = [out.ptr + head * out.dtype.itemsize] + _args(operands, dtypes, ptrs) + [body]
-    nbytes = body * (out.dtype.itemsize + sum(isz))
-    kern(stream, -(-body // (BLOCK * U * N)), BLOCK, args, keep, nbytes)
+    nbytes = out.dtype.itemsize + sum(isz)
+    kern(stream, -(-body // (BLOCK * U * N)), BLOCK, args, keep, body * nbytes)
+    if head:  # after the body, whose large launch goes out at once; this one waits in the batch
+        args = [out.ptr] + _args(operands, dtypes, [a.ptr for a in arrays]) + [head]
+        kern(stream, 1, BLOCK, args, keep, head * nbytes)
 
 
 def _launch_strided(dev, name, op, operands, kinds, dtypes, out, arrays, n, cshape, cstrides):
@@ -534,22 +534,17 @@ def as_dtype(x, dt):
 def binary(name, a, b, dtype, out=None):
     """The `binary` primitive (see _backend.PRIMITIVES)."""
     if out is None and a.__class__ is CudaArray and b.__class__ is CudaArray:
-        # Fast path, the common case (two contiguous aligned arrays of one shape and dtype):
-        # everything but the pointers was looked up once per (op, dtypes, device) by _make_fast.
+        # Fast path, the common case (two contiguous arrays of one shape and dtype, in one phase
+        # of the vector size): everything but the pointers was looked up once per (op, dtypes,
+        # device) by _make_fast.
         fp = _fast.get((name, a.dtype, b.dtype, a.device_index)) if a.dtype == dtype else None
         if fp is not None and a.c_contig and b.c_contig and a.shape == b.shape \
                 and b.device_index == a.device_index:
-            kern, ra, rb, out_dt, per_block, dev, alloc, nb = fp
-            pa = a.ptr
-            pb = b.ptr
-            n = a.size
-            if n and not (pa % ra or pb % rb):
-                if _tls.current is not dev:
-                    dev.activate()
-                res = new_contig(dev, a.shape, out_dt, n, alloc)
-                kern(dev._current_stream or dev._default_stream, -(-n // per_block), BLOCK,
-                     (res.ptr, pa, pb, n), (res.buffer, a.buffer, b.buffer), n * nb)
-                return res
+            phase = a.ptr % fp[1]
+            if a.size and phase == b.ptr % fp[1]:
+                res = _run_fast(fp, a.shape, a.size, (a.ptr, b.ptr), (a.buffer, b.buffer), phase)
+                if res is not None:
+                    return res
     a_arr = isinstance(a, CudaArray)
     b_arr = isinstance(b, CudaArray)
     if a_arr and b_arr:
@@ -574,7 +569,7 @@ def binary(name, a, b, dtype, out=None):
 
 
 # Fast paths of unary() and binary(): (name, input dtypes..., device) -> everything a launch over
-# contiguous aligned inputs needs but the pointers (_make_fast).
+# contiguous inputs of one dtype needs but the pointers (_make_fast), for _run_fast.
 _fast: dict = {}
 
 
@@ -586,10 +581,38 @@ def _make_fast(dev_index, name, dtypes, op):
     kern = compiler.cached_kernel(dev_index, "elementwise", (name, op, kinds, dtypes, "vec", N, U),
                                   lambda: kernel_spec(name, op, kinds, dtypes, "vec", N, U))
     dev.default_stream  # created now, so the fast path can read dev._default_stream
-    fp = (kern, N * dtypes[0].itemsize, N * dtypes[-1].itemsize, op.out, BLOCK * N * U, dev,
-          dev.allocator, sum(d.itemsize for d in dtypes) + op.out.itemsize)
+    fp = (kern, N * dtypes[0].itemsize, op.out, BLOCK * N * U, dev, dev.allocator,
+          sum(d.itemsize for d in dtypes) + op.out.itemsize, N)
     _fast[(name, *dtypes, dev_index)] = fp
     return fp
+
+
+def _run_fast(fp, shape, n, ptrs, bufs, phase):
+    """The vec kernel of `fp` over n > 0 elements of contiguous inputs at `ptrs` (of one dtype),
+    all `phase` bytes past a vector boundary, into a new array; None when the phase is not a
+    whole number of elements (the general path takes those). An offset view such as x[1:] runs
+    its aligned body, then its head through the same kernel's scalar path: one layout lookup
+    instead of launch()'s (80 us of host time for x[1:] + y[1:] before the first launch on the
+    H200's host, 2026-11-30)."""
+    kern, vbytes, out_dt, per_block, dev, alloc, nb, N = fp
+    if _tls.current is not dev:
+        dev.activate()
+    stream = dev._current_stream or dev._default_stream
+    if not phase:
+        res = new_contig(dev, shape, out_dt, n, alloc)
+        kern(stream, -(-n // per_block), BLOCK, (res.ptr, *ptrs, n), (res.buffer, *bufs), n * nb)
+        return res
+    isz = vbytes // N
+    if phase % isz:
+        return None
+    head = min((vbytes - phase) // isz, n)
+    res = _new_out(dev, dev.index, shape, out_dt, head, N)
+    keep = (res.buffer, *bufs)
+    body = n - head
+    kern(stream, -(-body // per_block), BLOCK,
+         (res.ptr + head * out_dt.itemsize, *[p + head * isz for p in ptrs], body), keep, body * nb)
+    kern(stream, 1, BLOCK, (res.ptr, *ptrs, head), keep, head * nb)
+    return res
 
 
 def unary(name, op, a):
@@ -597,16 +620,9 @@ def unary(name, op, a):
     binary()'s fast path: the single-call benchmarks of issue 4 showed sqrt and sin ~13 us slower
     than x + x before the first launch, all of it the general path's layout analysis."""
     fp = _fast.get((name, a.dtype, a.device_index))
-    if fp is not None and a.c_contig:
-        kern, ra, _, out_dt, per_block, dev, alloc, nb = fp
-        pa = a.ptr
-        n = a.size
-        if n and not pa % ra:
-            if _tls.current is not dev:
-                dev.activate()
-            res = new_contig(dev, a.shape, out_dt, n, alloc)
-            kern(dev._current_stream or dev._default_stream, -(-n // per_block), BLOCK,
-                 (res.ptr, pa, n), (res.buffer, a.buffer), n * nb)
+    if fp is not None and a.c_contig and a.size:
+        res = _run_fast(fp, a.shape, a.size, (a.ptr,), (a.buffer,), a.ptr % fp[1])
+        if res is not None:
             return res
     if a.c_contig:
         _make_fast(a.device_index, name, (a.dtype,), op)
