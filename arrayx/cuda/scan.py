@@ -71,15 +71,23 @@ BLOCK = 256              # threads per block of the column scan and the flag con
 # 0.43 / 0.447, 512 x 2 0.28 / 0.577. One plain row, without head bytes (scan-sweep-2026-11-30-
 # run2.log): 11 vectors 0.68, 8: 0.67; 128 threads x 16: 0.64, x 22: 0.62; 192 x 15: 0.66. The
 # 0.8 of issue 5 is not reached (PyTorch: 0.61; CUB's own scan kernel alone: 0.77).
+# Where the time goes (benchmarks/results/scan-lookback-2026-11-30.log: the plain-row float32
+# kernel timed back to back on 2^28 elements, variants built from row_spec's source): 256 x 11
+# 742 us (0.69 of the copy), 256 x 4 920 us; the same kernels with the look-back cut out (wrong
+# results) 584 and 520 us (0.88, 1.00). So the tile's own work runs at the copy's speed and the
+# look-back costs 160-400 us. Not the cause, measured: tile ids from blockIdx instead of the
+# atomic counter (-1.5%), lanes reading 4 or 8 predecessor words a round (slower: 775, 803 us),
+# waiting only for the words nearer than the nearest complete prefix (no change), nanosleep
+# between polls (no change, scan-sweep-2026-11-30*.log). The likely cause is the latency of the
+# status reads behind the streaming loads (in flight / bandwidth, microseconds), during which the
+# block holds its tile; overlapping it with the next tile's loads (a persistent, double-buffered
+# block) is the next design to try.
 SCAN_BLOCK = 256
 SCAN_VECTORS = 8
 # One plain row (a 1-D scan, no mask compaction) has no segment heads past its first element, so
 # its tile keeps no per-element head flags in shared memory and holds more vectors: this many
 # (of 16 bytes, for elements of 4 bytes or more, as SCAN_VECTORS), 45 KiB of float32 values.
 ONE_ROW_VECTORS = 11
-# Nanoseconds a look-back lane sleeps between polls of a predecessor's status word that is not
-# published yet (0: spin): fewer polls leave L2 bandwidth to the loads and stores.
-LOOKBACK_SLEEP_NS = 0
 SHARED_LIMIT = 48 * 1024  # static shared memory per block
 SHARED_RESERVE = 2048     # of it, for the tile's small arrays (warp totals, the prefix)
 COLUMN_MIN = 1 << 16     # columns needed to fill the GPU with one thread per column
@@ -300,7 +308,6 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
         if lv == 0 or rh != 0:
             return int32(1), int32(lh | rh), ra
         return int32(1), int32(lh), {OP('la', 'ra')}""")
-    wait = f"\n            cuda.nanosleep({LOOKBACK_SLEEP_NS})" if LOOKBACK_SLEEP_NS else ""
     if words == 1:
         # flag and value in one word: relaxed (strong, L2-coherent) accesses suffice, the word
         # is self-contained and nothing else is read through it
@@ -309,7 +316,7 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
 
     def read(t):
         w = ld_relaxed(status, int64(1) + t)
-        while (w >> uint64(32)) == uint64(0):{wait}
+        while (w >> uint64(32)) == uint64(0):
             w = ld_relaxed(status, int64(1) + t)
         return int32(w >> uint64(32)), {_from_bits(L, 'w')}""")
     else:
@@ -327,7 +334,7 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     def read(t):
         base = int64(1) + t * {words}
         fl = ld_acquire(status, base)
-        while fl == uint64(0):{wait}
+        while fl == uint64(0):
             fl = ld_acquire(status, base)
         slot = base + 1 + (0 if fl == uint64({FLAG_AGGREGATE}) else {count})
         return int32(fl), {value}""")
@@ -709,8 +716,7 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
     tiles = -(-total // TILE)
     bits = 32 if total + TILE <= layout.INT32_MAX else 64
     dev = runtime.get_device(a.device_index)
-    key = ("row", op, src, D, flag, in_kind, out_kind, bits, segmented, moved, N, V, T,
-           LOOKBACK_SLEEP_NS)
+    key = ("row", op, src, D, flag, in_kind, out_kind, bits, segmented, moved, N, V, T)
     kern = compiler.cached_kernel(dev.index, "scan", key,
                                   lambda: row_spec(op, src, D, flag, in_kind, out_kind, bits,
                                                    segmented, moved))
