@@ -263,6 +263,19 @@ def row_params(src: np.dtype, D: np.dtype, moved: int = 0, plain_row: bool = Fal
 
 # ---- the row-scan kernel -----------------------------------------------------------------------
 
+def _guarded_loads(names, ptr, first, addrs, fill, vector, indent):
+    """Source lines loading the len(names) elements from index `first` of `ptr` into `names`:
+    one 16-byte vector when `vector` and all are before `total`, else one by one (`addrs`: each
+    one's index expression), `fill` past `total`."""
+    scalar = [f"{name} = {ptr}[{addr}] if {first} + {j} < total else {fill}"
+              for j, (name, addr) in enumerate(zip(names, addrs))]
+    if not vector:
+        return [indent + line for line in scalar]
+    return [f"{indent}if {first} + {len(names)} <= total:",
+            f"{indent}    {vload_statement(names, ptr, first)}", f"{indent}else:"] + \
+        [f"{indent}    {line}" for line in scalar]
+
+
 def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_kind: str,
              bits: int, segmented: bool = True, moved: str | None = None):
     """Decoupled look-back scan of the flat (M, K) sequence, segment heads every K elements
@@ -374,16 +387,10 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
         sfx = f"{v}"
         add(f"    f{sfx} = base + {v * 32 * N} + lane * {N}")
         b.extend(positions("    ", sfx))
-        scalar = []
-        for j in range(N):
-            addr = f"r{sfx}_{j} * in_rs + p{sfx}_{j} * in_cs" if in_kind == "s" else f"f{sfx} + {j}"
-            scalar.append(f"x{sfx}_{j} = inp[{addr}] if f{sfx} + {j} < total else {raw0}")
-        if in_kind == "v":
-            load = vload_statement([f"x{sfx}_{j}" for j in range(N)], "inp", f"f{sfx}")
-            add(f"    if f{sfx} + {N} <= total:\n        {load}\n    else:")
-            b.extend("        " + s for s in scalar)
-        else:
-            b.extend("    " + s for s in scalar)
+        addrs = [f"r{sfx}_{j} * in_rs + p{sfx}_{j} * in_cs" if in_kind == "s" else f"f{sfx} + {j}"
+                 for j in range(N)]
+        b.extend(_guarded_loads([f"x{sfx}_{j}" for j in range(N)], "inp", f"f{sfx}", addrs, raw0,
+                                in_kind == "v", "    "))
     for v in range(V):
         sfx = f"{v}"
         add(f"    s_0 = {_transform(src, D, flag, f'x{sfx}_0')}\n"
@@ -499,13 +506,9 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
         add("        if gv != 0:" if plain else f"        if gv != 0 and (o_{j} & 1) != 0:")
         add(f"            y_{j} = {OP('ga', f'y_{j}')}")
     if moved:
-        scalar = [f"m_{j} = x[f + {j}] if f + {j} < total else {moved}(0)" for j in range(N)]
-        if out_kind == "v":
-            load = vload_statement([f"m_{j}" for j in range(N)], "x", "f")
-            add(f"        if f + {N} <= total:\n            {load}\n        else:")
-            b.extend("            " + s for s in scalar)
-        else:
-            b.extend("        " + s for s in scalar)
+        b.extend(_guarded_loads([f"m_{j}" for j in range(N)], "x", "f",
+                                [f"f + {j}" for j in range(N)], f"{moved}(0)", out_kind == "v",
+                                "        "))
         for j in range(N):
             add(f"        if (o_{j} & 2) != 0:\n            out[int64(y_{j}) - 1] = m_{j}")
             add(f"        if f + {j} == total - 1:\n"
