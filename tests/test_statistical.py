@@ -146,7 +146,8 @@ def test_reductions_on_views(rng, view, fn):
 
 # --- every reduction variant: layouts, dtypes, sizes -----------------------------------------
 # On CUDA these pick each kernel variant of arrayx/cuda/reduce.py: contiguous rows (1, 32 or 256
-# lanes a row, vector loads, unaligned row starts), split rows and the all-reduce (two passes),
+# lanes a row, vector loads, unaligned row starts), split rows and the all-reduce (one launch
+# whose last block folds the partials),
 # columns (vector and scalar, split or not) and the general strided path.
 
 ALL_DTYPES = ["bool"] + INTS + FLOATS + COMPLEX

@@ -44,6 +44,9 @@ class KernelSpec:
     source: str        # Python source defining the kernel function
     entry: str         # name of the kernel function in `source`
     argtypes: tuple    # ('float32*', 'float32*', 'float32*', 'int64')
+    # (threads a block, blocks an SM must hold): ptxas keeps the registers within what that
+    # occupancy allows; () leaves them to ptxas
+    launch_bounds: tuple = ()
 
 
 def cache_dir() -> str | None:
@@ -88,8 +91,10 @@ def versions() -> dict:
 
 def cache_key(spec: KernelSpec, cc: tuple, debug: bool = DEBUG) -> str:
     h = hashlib.sha256()
-    h.update(json.dumps([spec.source, spec.entry, list(spec.argtypes), list(cc), versions(),
-                         bool(debug)]).encode())
+    fields = [spec.source, spec.entry, list(spec.argtypes), list(cc), versions(), bool(debug)]
+    if spec.launch_bounds:  # only then: the keys of every other kernel stay as they were
+        fields.append(list(spec.launch_bounds))
+    h.update(json.dumps(fields).encode())
     return h.hexdigest()
 
 
@@ -109,7 +114,7 @@ def compile_spec(spec: KernelSpec, cc: tuple, debug: bool = DEBUG, output: str =
     fn = ns[spec.entry]
     sig = tuple(vector.numba_type(t) for t in spec.argtypes)
     ptx, _ = cuda.compile(fn, sig, device=False, abi="numba", cc=tuple(cc), output="ptx",
-                          lineinfo=debug, opt=True)
+                          lineinfo=debug, opt=True, launch_bounds=spec.launch_bounds or None)
     with _lock:
         counters["compiled"] += 1
     return ptx

@@ -9,16 +9,31 @@ into *kept* dims (one output element each, written C-contiguously) and *reduced*
   group of T lanes (1, 32 or 256 by K) owns a row, 256 // T rows a block. Rows are read with
   16-byte vector loads (vector.py's, or for real dtypes ones with the LOAD_HINT cache qualifier)
   where the element pointer allows it; each row's unaligned head (offset views) and its tail take
-  scalar loads. Few long rows (M < ~4 blocks per SM) are split
-  over S blocks each, whose partials go to a small (M, S) temporary reduced by a second launch:
-  the all-reduce of 2^28 float32 is 528 blocks of 256 threads, then one block.
+  scalar loads. Few long rows (M < ~4 blocks per SM) are split over S blocks each (the all-reduce
+  of 2^28 float32: 528 blocks of 256 threads).
 * ``column`` (reduced axis strided, kept axis contiguous: ``x.sum(axis=0)`` of C-order ``x``):
   each lane owns N adjacent columns (one vector), the 8 warps of a block interleave the reduced
   rows, shared memory combines them. Too few column tiles for the GPU: the rows are split over S
-  blocks into an (S, columns) temporary, reduced by a second, column launch.
+  blocks per tile.
 * ``general``: any other layout. Kept and reduced dims both go through strided offsets (dims
   padded to 1, 3 or 6, as elementwise.STRIDED_DIMS); T lanes interleave an output's reduced index
-  space, decoding each index into an offset.
+  space, decoding each index into an offset. Split like contig rows when the rows are few.
+
+Every reduction is one launch. A split one folds its partials in the same kernel, as CUDA's
+threadFenceReduction sample, CUB's single-pass reductions and PyTorch do (a second launch cost
+about 1 us of gap plus 2-6 us of a one-block kernel): each block writes its partial accumulator
+(every part, in its register type) to a scratch area, fences (``membar.gl``), and one thread
+takes a ticket (``atom.global.add``) on its group's counter (the group: the output row, or the
+column tile, the S blocks contribute to). The block that draws ticket S - 1 is the last of its
+group; it fences again and folds the group's S partials in a fixed order (so the result does
+not depend on which block came last), reading them with ``ld.global.cg`` (L2: L1 is not coherent
+across SMs), stores the final value (mean divides by the count there), and puts the counter back
+to 0. Memory order: a writer's stores precede its fence, its fence precedes its ticket; the last
+ticket reads every earlier ticket's write (one atomic counter), so each writer's fence
+synchronises with the last block's fence, which precedes (through ``bar.sync``) every load of
+the fold. The counters (COUNTERS uint32, zeroed once) and the partials live in a per-stream
+scratch buffer: launches on one stream run one after another (a graph captures them as a
+chain), and each launch leaves its counters at 0, so nothing is reset per call.
 
 Reductions other than argmax/argmin are order-free, so before choosing, negative reduced strides
 are flipped and reduced dims sorted by stride (``x[::-1].sum()`` is a contiguous row). Arg
@@ -30,7 +45,8 @@ at the store: the same result mod 2^k), all/any as int32 0/1 of the nonzero test
 part; NaN is nonzero), max/min of small integers widened to 64 bits for the shuffles. float32
 sums are a tree: each thread adds into one accumulator per vector lane (about 200 elements each
 for 10^8 elements), lanes are added pairwise, then warp shuffles and shared memory, then the
-second pass; the error is comparable to NumPy's pairwise sum. A floating sum starts from -0.0
+fold of the split partials (a couple a thread, then the same block tree); the error is
+comparable to NumPy's pairwise sum. A floating sum starts from -0.0
 (the CPU backend's rule). max/min propagate NaN; argmax/argmin carry (value, index) pairs and take
 the lower index on ties, and the first NaN. mean divides by the count in the final store.
 """
@@ -43,7 +59,7 @@ import math
 import numpy as np
 
 from . import compiler, elementwise, runtime
-from .array import c_strides, new_array
+from .array import c_strides, new_array, new_contig
 from .elementwise_ops import BOOL, PREAMBLE, vload_statement
 from .layout import collapse, vector_width
 
@@ -67,6 +83,16 @@ BLOCKS_PER_SM = 4    # a split reduction launches whole waves of this many block
 ROW_BLOCK_MIN_K = 1024  # contiguous rows at least this long get a block each (shorter: a warp)
 SPLIT_FILL = 0.0     # the least useful fraction of its last wave a split accepts (see _split)
 COLUMN_SHARED_BYTES = 32768
+# Blocks an SM must hold of a split column kernel (its registers are capped to fit): its fold
+# took float32 sums from 46 registers (the two-launch design's partial kernel, 5 blocks an SM)
+# to 54 (4 blocks), and 16k x 16k column sums from 241 to 258 us on the H200 (2026-11-30,
+# latency_probe.py); capped, 48 registers and no spills (ptxas -v).
+COLUMN_SPLIT_BLOCKS_PER_SM = 5
+# Split reductions' per-stream scratch (see _Scratch): group counters (a split has fewer groups
+# than one wave of blocks, BLOCKS_PER_SM * SMs, so this is generous) and the partials of one
+# launch (2^28 float32: 528 partials; 16k x 16k column sums: 5 x 16384; more takes a temporary)
+COUNTERS = 65536
+SCRATCH_PARTIAL_BYTES = 1 << 20
 # PTX cache qualifier of the contig kernels' 16-byte loads of real (non-complex) inputs, which
 # are read once: streaming them past L1 (".L1::no_allocate") or through the non-coherent path
 # (".nc", as CUB's reductions) both beat plain loads on the H200 (reduce-sweep-2026-11-30-
@@ -99,13 +125,13 @@ def _reg(dt) -> str:
 class Op:
     """What one reduction computes, as source fragments over accumulator *parts*.
 
-    `parts`: register types of the scalars one accumulator is made of; `identity`: their start
-    values; `load(x, idx)`: the parts of stored element `x` (flat reduced index `idx`);
-    `combine(a, b)`: statements folding accumulator `b` into `a` (lists of variable names);
-    `store(a, final)`: the value written (the partial value when not final)."""
+    `parts`: register types of the scalars one accumulator is made of (a split reduction's
+    partials are stored as these); `identity`: their start values; `load(x, idx)`: the parts of
+    stored element `x` (flat reduced index `idx`); `combine(a, b)`: statements folding
+    accumulator `b` into `a` (lists of variable names); `store(a)`: the result value written."""
 
-    def __init__(self, name, in_dt, out_dt, arg_in=False):
-        self.name, self.in_dt, self.out_dt, self.arg_in = name, in_dt, out_dt, arg_in
+    def __init__(self, name, in_dt, out_dt):
+        self.name, self.in_dt, self.out_dt = name, in_dt, out_dt
         self.arg = name in ARG
         if self.arg:
             self.parts = [_reg(in_dt), "int64"]
@@ -115,7 +141,6 @@ class Op:
             self.parts = [_reg(in_dt)]
         else:  # sum, prod, mean: accumulate in the result dtype
             self.parts = [_reg(out_dt)] * (2 if out_dt.kind == "c" else 1)
-        self.partial_dt = in_dt if self.arg else out_dt
 
     @property
     def complex(self):
@@ -182,19 +207,19 @@ class Op:
                 take += f" or ({bv} != {bv} and ({av} == {av} or {bi} < {ai}))"
         return [f"if {take}:", f"    {av} = {bv}", f"    {ai} = {bi}"]
 
-    def store(self, a, final):
+    def store(self, a):
         if self.arg:
-            return a[1] if final else f"{_elem(self.in_dt)}({a[0]})"
+            return a[1]
         dt = self.out_dt
         vals = list(a)
-        if self.name == "mean" and final:
+        if self.name == "mean":
             vals = [f"{v} / {self.parts[0]}(count)" for v in vals]
         if self.complex:
             return f"{dt.name}(complex({vals[0]}, {vals[1]}))"
         return f"{_elem(dt)}({vals[0]})"
 
     def key(self):
-        return (self.name, self.in_dt, self.out_dt, self.arg_in)
+        return (self.name, self.in_dt, self.out_dt)
 
 
 def _unroll(op) -> int:
@@ -284,32 +309,42 @@ def _decode(prefix, var, D, bits, out):
     return lines
 
 
-def _signature(op, final):
-    args = ["inp"] + (["inidx"] if op.arg_in else []) + ["out"]
-    types = [_elem(op.in_dt) + "*"] + (["int64*"] if op.arg_in else [])
-    if final:
-        types.append("int64*" if op.arg else _elem(op.out_dt) + "*")
-    else:
-        types.append(_elem(op.partial_dt) + "*")
-        if op.arg:
-            args.append("outidx")
-            types.append("int64*")
+def _signature(op, split):
+    """Pointer arguments: input, output, and for a split kernel the partials (one array per
+    accumulator part) and the group counters."""
+    args = ["inp", "out"]
+    types = [_elem(op.in_dt) + "*", "int64*" if op.arg else _elem(op.out_dt) + "*"]
+    if split:
+        args += [f"tmp{k}" for k in range(len(op.parts))] + ["counters"]
+        types += [f"{t}*" for t in op.parts] + ["uint32*"]
     return args, types
 
 
-def _stores(op, final, where):
-    acc = [f"a0_{k}" for k in range(len(op.parts))]
-    lines = [f"out[{where}] = {op.store(acc, final)}"]
-    if op.arg and not final:
-        lines.append(f"outidx[{where}] = a0_1")
-    return lines
+def _arrive(group):
+    """Statements of one thread after its block's partials are stored and fenced: take a ticket
+    on counter `group`, and tell the block (shared `last_`) whether it is the group's last."""
+    return [f"last = ticket(counters, {group}) == S - 1",
+            "if last:  # acquire: the other blocks' partials happen before the fold's loads",
+            "    cuda.threadfence()",
+            "last_[0] = int32(last)"]
 
 
-def group_spec(op, lay, T, N, vec, Dk, Dr, final, bits):
-    """The contig (row) or general kernel: groups of T lanes, one output element per group."""
-    args, types = _signature(op, final)
+def _fold_element(op, q, where):
+    """Statements folding the partial at `where` (read through L2) into lane q's accumulator.
+    Partials are not in index order (a split's identity carries no index), so unordered."""
+    acc = [f"a{q}_{k}" for k in range(len(op.parts))]
+    e = [f"e_{k}" for k in range(len(op.parts))]
+    return ([f"{ek} = load_cg(tmp{k}, {where})" for k, ek in enumerate(e)] +
+            op.combine(acc, e))
+
+
+def group_spec(op, lay, T, N, vec, Dk, Dr, split, bits):
+    """The contig (row) or general kernel: groups of T lanes, one output element per group;
+    `split`: S > 1 blocks per output (T == BLOCK), the last of them folds the partials."""
+    assert not split or T == BLOCK
+    args, types = _signature(op, split)
     idx_t = "uint32" if bits == 32 else "int64"
-    args += ["base", "K", "S", "count", "M"] + [f"ksh{j}" for j in range(Dk)] + \
+    args += ["align", "K", "S", "count", "M"] + [f"ksh{j}" for j in range(Dk)] + \
         [f"kst{j}" for j in range(Dk)]
     types += ["int64", "int64", "int64", "float64", "int64"] + [idx_t] * Dk + ["int64"] * Dk
     if lay == "general":
@@ -319,17 +354,18 @@ def group_spec(op, lay, T, N, vec, Dk, Dr, final, bits):
     lanes = N if lay == "contig" else 1
     body = ["tid = cuda.threadIdx.x", "b = cuda.blockIdx.x", f"lane = tid % {T}",
             f"g = (b // S) * {BLOCK // T} + tid // {T}", "s = b % S"]
+    if split:
+        body.append("last_ = cuda.shared.array(1, int32)")
     body += _init(op, lanes)
     work = _decode("k", "g", Dk, bits, "off0")
 
     def element(q, off, idx):
-        if op.arg_in:
-            return _accumulate(op, q, f"inp[{off}]", f"inidx[{off}]")
         return _accumulate(op, q, f"inp[{off}]", idx)
 
     if lay == "contig":
-        if vec:
-            work += [f"h = ((16 - (base + off0 * {isz}) % 16) % 16) // {isz}", "if h > K:", "    h = K"]
+        if vec:  # `align`: the input pointer mod 16
+            work += [f"h = ((16 - (align + off0 * {isz}) % 16) % 16) // {isz}", "if h > K:",
+                     "    h = K"]
         else:
             work.append("h = int64(0)")
         work += [f"nv = (K - h) // {N}", "per = (nv + S - 1) // S", "end = (s + 1) * per",
@@ -347,10 +383,8 @@ def group_spec(op, lay, T, N, vec, Dk, Dr, final, bits):
             for u in us:
                 for q in range(N):
                     idx = f"h + (v + {u * T}) * {N} + {q}"
-                    if op.arg_in:
-                        lines += _accumulate(op, q, f"x{u}_{q}", f"inidx[p + v + {u * T}]")
-                    else:  # a lane's indices rise through the loop; the head comes after, unordered
-                        lines += _accumulate(op, q, f"x{u}_{q}", idx, ordered=True)
+                    # a lane's indices rise through the loop; the head comes after, unordered
+                    lines += _accumulate(op, q, f"x{u}_{q}", idx, ordered=True)
             return lines
 
         unroll = _unroll(op)
@@ -371,31 +405,58 @@ def group_spec(op, lay, T, N, vec, Dk, Dr, final, bits):
     body += ["if g < M:"] + _indent(work, 4)
     body += _fold_lanes(op, lanes)
     body += _group_reduce(op, T)
-    leader = "True" if T == 1 else ("lane == 0" if T <= 32 else "tid == 0")
-    body += [f"if {leader} and g < M:"] + _indent(_stores(op, final, "g * S + s"), 4)
-    name = (f"red_{op.name}_{_elem(op.in_dt)}{'_idx' if op.arg_in else ''}_to_{_elem(op.out_dt)}"
+    acc = [f"a0_{k}" for k in range(len(op.parts))]
+    if split:  # one block per group g (T == BLOCK): thread 0 holds the block's partial
+        body += ["if tid == 0:"]
+        body += [f"    tmp{k}[g * S + s] = {a}" for k, a in enumerate(acc)]
+        body += ["    cuda.threadfence()  # release: the partial before the ticket"]
+        body += _indent(_arrive("g"), 4) + ["cuda.syncthreads()", "if last_[0] != 0:"]
+        fold = [f"{a} = {v}" for a, v in zip(acc, op.identity())]
+        fold += ["jf = tid", "while jf < S:"] + _indent(_fold_element(op, 0, "g * S + jf"), 4)
+        fold += [f"    jf += {BLOCK}"] + _group_reduce(op, BLOCK)
+        fold += ["if tid == 0:", f"    out[g] = {op.store(acc)}", "    counters[g] = uint32(0)"]
+        body += _indent(fold, 4)
+    else:
+        leader = "True" if T == 1 else ("lane == 0" if T <= 32 else "tid == 0")
+        body += [f"if {leader} and g < M:", f"    out[g] = {op.store(acc)}"]
+    name = (f"red_{op.name}_{_elem(op.in_dt)}_to_{_elem(op.out_dt)}"
             f"_{lay}_t{T}" + (f"v{N}" if vec else "") + f"_k{Dk}" +
-            (f"r{Dr}" if lay == "general" else "") + f"_{bits}" + ("" if final else "_partial"))
+            (f"r{Dr}" if lay == "general" else "") + f"_{bits}" + ("_split" if split else ""))
     hinted = lay == "contig" and vec and _hinted(op)
-    return _spec(name, args, types, body, [N] if hinted else None)
+    return _spec(name, args, types, body, [N] if hinted else None, split)
 
 
-def column_spec(op, N, vec, final):
-    """The column kernel: lanes own N adjacent columns, warps interleave the reduced rows."""
-    args, types = _signature(op, final)
+def _combine_warps(op, N, W, where_ok, store):
+    """Statements after every warp left its N column accumulators in shared sh_*: warp 0 folds
+    warps 1..7 into its own, in order, and runs `store(q, acc)` (statements) for each column q
+    that passes `where_ok(q)`."""
+    body = [f"sh_{k}[w, lane * {N} + {q}] = a{q}_{k}" for q in range(N)
+            for k in range(len(op.parts))]
+    body += ["cuda.syncthreads()", "if w == 0:"]
+    for q in range(N):
+        o = [f"o_{k}" for k in range(len(op.parts))]
+        acc = [f"a{q}_{k}" for k in range(len(op.parts))]
+        body += [f"    for ww in range(1, {WARPS}):"]
+        body += [f"        o_{k} = sh_{k}[ww, lane * {N} + {q}]" for k in range(len(op.parts))]
+        body += _indent(op.combine(acc, o), 8)
+        body += [f"    if {where_ok(q)}:"] + _indent(store(q, acc), 8)
+    return body
+
+
+def column_spec(op, N, vec, split):
+    """The column kernel: lanes own N adjacent columns, warps interleave the reduced rows;
+    `split`: S > 1 blocks per column tile, the last of them folds the partials."""
+    args, types = _signature(op, split)
     args += ["K", "sK", "M", "B", "sB", "S", "tiles", "count"]
     types += ["int64"] * 7 + ["float64"]
     W = 32 * N
     body = ["tid = cuda.threadIdx.x", "lane = tid % 32", "w = tid // 32", "b = cuda.blockIdx.x",
             "s = b % S", "bt = b // S", "batch = bt // tiles", f"c0 = (bt % tiles) * {W} + lane * {N}"]
+    if split:
+        body.append("last_ = cuda.shared.array(1, int32)")
     body += _init(op, N)
     body += ["per = (K + S - 1) // S", "end = (s + 1) * per", "if end > K:", "    end = K",
              "r = s * per + w", "p = batch * sB + c0"]
-
-    def element(q, off, idx):
-        if op.arg_in:
-            return _accumulate(op, q, f"inp[{off}]", f"inidx[{off}]")
-        return _accumulate(op, q, f"inp[{off}]", idx)
 
     def rows(us):
         lines = []
@@ -406,11 +467,8 @@ def column_spec(op, N, vec, final):
             else:
                 lines += [f"x{u}_{q} = inp[{pos} + {q}]" for q in range(N)]
         for u in us:
-            for q in range(N):
-                if op.arg_in:
-                    lines += _accumulate(op, q, f"x{u}_{q}", f"inidx[p + (r + {u * WARPS}) * sK + {q}]")
-                else:  # a lane's rows rise through the loop
-                    lines += _accumulate(op, q, f"x{u}_{q}", f"r + {u * WARPS}", ordered=True)
+            for q in range(N):  # a lane's rows rise through the loop
+                lines += _accumulate(op, q, f"x{u}_{q}", f"r + {u * WARPS}", ordered=True)
         return lines
 
     full = [f"while r + {(COLUMN_UNROLL - 1) * WARPS} < end:"]
@@ -419,26 +477,43 @@ def column_spec(op, N, vec, final):
     full += [f"    r += {WARPS}"]
     partial = ["while r < end:"]
     for q in range(N):
-        partial += [f"    if c0 + {q} < M:"] + _indent(element(q, f"p + r * sK + {q}", "r"), 8)
+        partial += [f"    if c0 + {q} < M:"] + \
+            _indent(_accumulate(op, q, f"inp[p + r * sK + {q}]", "r"), 8)
     partial += [f"    r += {WARPS}"]
     body += [f"if c0 + {N} <= M:"] + _indent(full, 4) + ["else:"] + _indent(partial, 4)
     body += [f"sh_{k} = cuda.shared.array(({WARPS}, {W}), {t})" for k, t in enumerate(op.parts)]
-    body += [f"sh_{k}[w, lane * {N} + {q}] = a{q}_{k}" for q in range(N) for k in range(len(op.parts))]
-    body += ["cuda.syncthreads()", "if w == 0:"]
-    for q in range(N):
-        o = [f"o_{k}" for k in range(len(op.parts))]
-        acc = [f"a{q}_{k}" for k in range(len(op.parts))]
-        body += [f"    for ww in range(1, {WARPS}):"]
-        body += [f"        o_{k} = sh_{k}[ww, lane * {N} + {q}]" for k in range(len(op.parts))]
-        body += _indent(op.combine(acc, o), 8)
-        body += [f"    if c0 + {q} < M:"]
-        where = f"(s * B + batch) * M + c0 + {q}"
-        body += [f"        out[{where}] = {op.store(acc, final)}"]
-        if op.arg and not final:
-            body += [f"        outidx[{where}] = {acc[1]}"]
-    name = (f"red_{op.name}_{_elem(op.in_dt)}{'_idx' if op.arg_in else ''}_to_{_elem(op.out_dt)}"
-            f"_column" + (f"v{N}" if vec else "") + ("" if final else "_partial"))
-    return _spec(name, args, types, body)
+
+    def in_range(q):
+        return f"c0 + {q} < M"
+
+    def final(q, acc):
+        return [f"out[batch * M + c0 + {q}] = {op.store(acc)}"]
+
+    if not split:
+        body += _combine_warps(op, N, W, in_range, final)
+    else:
+        def partial_store(q, acc):  # partials: (S, B, M) per part
+            return [f"tmp{k}[(s * B + batch) * M + c0 + {q}] = {a}" for k, a in enumerate(acc)]
+
+        body += _combine_warps(op, N, W, in_range, partial_store)
+        body += ["    cuda.threadfence()  # release: warp 0's partials before the ticket"]
+        body += ["cuda.syncthreads()", "if tid == 0:"] + _indent(_arrive("bt"), 4)
+        body += ["cuda.syncthreads()", "if last_[0] != 0:"]
+        # the last block of the tile: warp w folds partials w, w + 8, ... of each of its
+        # columns, then the warps combine in order as above (sh_* is free again: warp 0 read
+        # it before the barrier above)
+        fold = _init(op, N) + ["jf = w", "while jf < S:"]
+        for q in range(N):
+            fold += [f"    if c0 + {q} < M:"]
+            fold += _indent(_fold_element(op, q, f"(jf * B + batch) * M + c0 + {q}"), 8)
+        fold += [f"    jf += {WARPS}"]
+        fold += _combine_warps(op, N, W, in_range, final)
+        fold += ["if tid == 0:", "    counters[bt] = uint32(0)"]
+        body += _indent(fold, 4)
+    name = (f"red_{op.name}_{_elem(op.in_dt)}_to_{_elem(op.out_dt)}"
+            f"_column" + (f"v{N}" if vec else "") + ("_split" if split else ""))
+    return _spec(name, args, types, body, None, split,
+                 (BLOCK, COLUMN_SPLIT_BLOCKS_PER_SM) if split else ())
 
 
 # vload_hintN: vloadN (vector.py) with a PTX cache qualifier, for real element types, always one
@@ -482,19 +557,62 @@ def _hinted(op) -> bool:
     return bool(LOAD_HINT) and op.in_dt.kind in "iuf"
 
 
-def _spec(name, args, types, body, hint_loads=None):
-    extra = ""
+# The split kernels' global-memory accesses to other blocks' data: ticket(counters, i) is
+# atom.global.add.u32 of 1 (numba's cuda.atomic takes arrays, not pointers) returning the old
+# value; load_cg(ptr, i) reads a 32- or 64-bit element with ld.global.cg (cached in L2 only, which
+# is coherent across SMs; numba's cuda.ldcg needs a GPU to compile). Both are volatile asm with a
+# memory clobber, so the compiler keeps them in program order around the fences and barriers.
+# Part of the source of the split kernels.
+FOLD_SOURCE = """
+from numba.core.extending import intrinsic as _intrinsic
+from numba import types as _types
+from llvmlite import ir as _ir
+
+
+def _global_address(builder, ptr, idx, bits):
+    addr = builder.bitcast(builder.gep(ptr, [idx]), _ir.PointerType(_ir.IntType(bits)))
+    gp = builder.addrspacecast(addr, _ir.PointerType(_ir.IntType(bits), addrspace=1))
+    return builder.ptrtoint(gp, _ir.IntType(64))
+
+
+@_intrinsic
+def ticket(typingctx, ptr, idx):
+    sig = _types.uint32(ptr, idx)
+
+    def codegen(context, builder, sig, args):
+        fty = _ir.FunctionType(_ir.IntType(32), [_ir.IntType(64)])
+        return builder.asm(fty, "atom.global.add.u32 $0, [$1], 1;", "=r,l,~{memory}",
+                           [_global_address(builder, args[0], args[1], 32)], side_effect=True)
+    return sig, codegen
+
+
+@_intrinsic
+def load_cg(typingctx, ptr, idx):
+    sig = ptr.dtype(ptr, idx)
+
+    def codegen(context, builder, sig, args):
+        T = context.get_value_type(sig.return_type)
+        bits = T.width if isinstance(T, _ir.IntType) else (32 if T == _ir.FloatType() else 64)
+        fty = _ir.FunctionType(_ir.IntType(bits), [_ir.IntType(64)])
+        word = builder.asm(fty, "ld.global.cg.b%d $0, [$1];" % bits,
+                           ("=r" if bits == 32 else "=l") + ",l,~{memory}",
+                           [_global_address(builder, args[0], args[1], bits)], side_effect=True)
+        return builder.bitcast(word, T)
+    return sig, codegen
+"""
+
+
+def _spec(name, args, types, body, hint_loads=None, split=False, launch_bounds=()):
+    extra = FOLD_SOURCE + "\n\n" if split else ""
     if hint_loads:
-        extra = HINT_LOAD_SOURCE + "".join(
+        extra += HINT_LOAD_SOURCE + "".join(
             f"vload_hint{n} = _make_hint_load({n}, {LOAD_HINT!r})\n" for n in hint_loads) + "\n\n"
     src = PREAMBLE + extra + f"def {name}({', '.join(args)}):\n" + \
         "\n".join(_indent(body, 4)) + "\n"
-    return compiler.KernelSpec(name, src, name, tuple(types))
+    return compiler.KernelSpec(name, src, name, tuple(types), launch_bounds)
 
 
 # ---- host side: layout analysis (cached as plans) and launches -----------------------------
-
-
 
 def _pad(shape, strides, D):
     pad = D - len(shape)
@@ -508,51 +626,38 @@ def _dims(d):
     raise NotImplementedError(f"reduction over {d} non-collapsible dims")
 
 
-class _Launch:
-    """One launch of a plan. In `args`, the names 'in', 'out', 'tmp' and 'tmpidx' stand for the
-    pointers of the call (input, output, the split pass's partial values and indices)."""
-
-    __slots__ = ("key", "build", "grid", "args", "nbytes")
-
-    def __init__(self, key, build, grid, args, nbytes):
-        self.key, self.build, self.grid, self.args, self.nbytes = key, build, grid, args, nbytes
-
-
 class _Plan:
-    """How to reduce one layout: the input pointer's shift (elements; flipped negative strides),
-    the temporaries ((length, dtype) of 'tmp' and 'tmpidx') and the launches."""
+    """How to reduce one layout, in one launch: the input pointer's shift (bytes; flipped
+    negative strides), the kernel (`key`, `build`) and its launch (grid, `tail`: the arguments
+    after the pointers, `nbytes` read), and for a split kernel the byte offsets of its partial
+    arrays in the scratch area (`parts`, None when not split) and their total `partial_bytes`.
+    `kernels`: the loaded kernel per device, resolved on the first call."""
+
+    __slots__ = ("shift", "key", "build", "grid", "tail", "nbytes", "parts", "partial_bytes",
+                 "kernels")
 
     def __init__(self):
-        self.shift, self.temps, self.launches = 0, [], []
-
-
-class _Src:
-    """The input as a pass sees it: the name of its pointer, and of its index array if any."""
-
-    def __init__(self, ptr, idx=None):
-        self.ptr, self.idx = ptr, idx
-
-    def names(self):
-        return [self.ptr] + ([self.idx] if self.idx else [])
-
-
-def _out_names(op, final):
-    return ["out"] if final else (["tmp", "tmpidx"] if op.arg else ["tmp"])
+        self.shift, self.parts, self.partial_bytes, self.kernels = 0, None, 0, {}
 
 
 def _partials(plan, op, n):
-    """The temporaries of a split first pass, and the source they are to the second pass."""
-    plan.temps = [(n, op.partial_dt)] + ([(n, I64)] if op.arg else [])
-    return _Src("tmp", "tmpidx" if op.arg else None)
+    """Lay out a split kernel's partials: `n` of each accumulator part, each array 256-byte
+    aligned."""
+    offsets, off = [], 0
+    for t in op.parts:
+        offsets.append(off)
+        off += -(-n * np.dtype(t).itemsize // 256) * 256
+    plan.parts, plan.partial_bytes = tuple(offsets), off
 
 
 def _split(units, most, sms):
     """Blocks S (1 <= S <= most) to split each of `units` equal work units over, so that the
     units * S equal blocks fill whole waves of BLOCKS_PER_SM blocks on every SM: the least S
     making at least one wave whose waves are SPLIT_FILL full on average, else the fullest S up
-    to 8 times the least (a last wave a third full costs as much as a full one)."""
+    to 8 times the least (a last wave a third full costs as much as a full one). Units beyond
+    the scratch counters (never, below COUNTERS // BLOCKS_PER_SM SMs) are not split."""
     wave = BLOCKS_PER_SM * sms
-    if units >= wave:
+    if units >= wave or units > COUNTERS:
         return 1
     least = -(-wave // units)
     if least >= most:
@@ -568,65 +673,48 @@ def _split(units, most, sms):
     return best
 
 
-def _plan_group(plan, op, src, lay, ksh, kst, rsh, rst, K, count, out_names, final, S, T, vec):
-    M = math.prod(ksh)
-    N = vector_width(op.in_dt.itemsize) if vec else 1
-    Dk = _dims(len(ksh))
-    Dr = _dims(len(rsh)) if lay == "general" else 0
-    ksh, kst = _pad(ksh, kst, Dk)
-    bits = 32 if M < 2**31 and K < 2**31 else 64
-    key = ("group", op.key(), lay, T, N, vec, Dk, Dr, final, bits, _unroll(op), LOAD_HINT)
-    args = src.names() + out_names + [src.ptr, K, S, float(count), M] + list(ksh) + list(kst)
-    if lay == "general":
-        rsh, rst = _pad(rsh, rst, Dr)
-        args += list(rsh) + list(rst)
-    grid = -(-M // (BLOCK // T)) * S
-    plan.launches.append(_Launch(key, lambda: group_spec(op, lay, T, N, vec, Dk, Dr, final, bits),
-                                 grid, tuple(args), M * K * op.in_dt.itemsize))
-
-
-def _plan_rows(plan, sms, op, src, lay, ksh, kst, rsh, rst, K, count, vec):
-    """Contig or general reduction into 'out' (the M outputs, contiguous), through a split
-    first pass and a second pass when there are few long rows."""
+def _plan_rows(plan, sms, op, lay, ksh, kst, rsh, rst, K, count, vec, align):
+    """Contig or general reduction of M rows of K into M outputs: groups of T lanes a row, and
+    rows split over S blocks each when they are few and long."""
     M = math.prod(ksh)
     N = vector_width(op.in_dt.itemsize) if vec else 1
     wave = BLOCKS_PER_SM * sms
     T = 1 if K < 32 else (32 if K < ROW_BLOCK_MIN_K or (lay == "general" and M >= 4 * wave)
                           else BLOCK)
     S = _split(M, K // (BLOCK * N * _unroll(op) * 2), sms) if T == BLOCK else 1
-    if S == 1:
-        _plan_group(plan, op, src, lay, ksh, kst, rsh, rst, K, count, ["out"], True, 1, T, vec)
-        return
-    _plan_group(plan, op, src, lay, ksh, kst, rsh, rst, K, count, _out_names(op, False), False,
-                S, T, vec)
-    src2 = _partials(plan, op, M * S)
-    op2 = Op(op.name, op.partial_dt, op.out_dt, arg_in=op.arg)
-    _plan_group(plan, op2, src2, "contig", (M,), (S,), (), (), S, count, ["out"], True, 1,
-                1 if S < 32 else 32, False)
+    Dk = _dims(len(ksh))
+    Dr = _dims(len(rsh)) if lay == "general" else 0
+    ksh, kst = _pad(ksh, kst, Dk)
+    bits = 32 if M < 2**31 and K < 2**31 else 64
+    split = S > 1
+    plan.key = ("group", op.key(), lay, T, N, vec, Dk, Dr, split, bits, _unroll(op), LOAD_HINT)
+    plan.build = lambda: group_spec(op, lay, T, N, vec, Dk, Dr, split, bits)
+    tail = [align, K, S, float(count), M] + list(ksh) + list(kst)
+    if lay == "general":
+        rsh, rst = _pad(rsh, rst, Dr)
+        tail += list(rsh) + list(rst)
+    plan.tail = tuple(tail)
+    plan.grid = -(-M // (BLOCK // T)) * S
+    plan.nbytes = M * K * op.in_dt.itemsize
+    if split:
+        _partials(plan, op, M * S)
 
 
-def _plan_column(plan, sms, op, src, K, sK, M, B, sB, count, vec):
+def _plan_column(plan, sms, op, K, sK, M, B, sB, count, vec):
     N = vector_width(op.in_dt.itemsize) if vec else 1
     part_bytes = sum(np.dtype(t).itemsize for t in op.parts)
     while N > 1 and BLOCK * N * part_bytes > COLUMN_SHARED_BYTES:
         N //= 2
-    S = _split(B * -(-M // (32 * N)), K // (WARPS * COLUMN_UNROLL * 2), sms)
-
-    def launch(op_, src_, K_, sK_, M_, B_, sB_, S_, N_, vec_, final):
-        tiles = -(-M_ // (32 * N_))
-        key = ("column", op_.key(), N_, vec_, final, COLUMN_UNROLL)
-        args = src_.names() + _out_names(op_, final) + [K_, sK_, M_, B_, sB_, S_, tiles,
-                                                        float(count)]
-        plan.launches.append(_Launch(key, lambda: column_spec(op_, N_, vec_, final),
-                                     B_ * tiles * S_, tuple(args), K_ * M_ * B_ * op_.in_dt.itemsize))
-
-    if S == 1:
-        launch(op, src, K, sK, M, B, sB, 1, N, vec, True)
-        return
-    launch(op, src, K, sK, M, B, sB, S, N, vec, False)
-    src2 = _partials(plan, op, S * B * M)
-    op2 = Op(op.name, op.partial_dt, op.out_dt, arg_in=op.arg)
-    launch(op2, src2, S, B * M, B * M, 1, 0, 1, 1, False, True)
+    tiles = -(-M // (32 * N))
+    S = _split(B * tiles, K // (WARPS * COLUMN_UNROLL * 2), sms)
+    split = S > 1
+    plan.key = ("column", op.key(), N, vec, split, COLUMN_UNROLL, COLUMN_SPLIT_BLOCKS_PER_SM)
+    plan.build = lambda: column_spec(op, N, vec, split)
+    plan.tail = (K, sK, M, B, sB, S, tiles, float(count))
+    plan.grid = B * tiles * S
+    plan.nbytes = K * M * B * op.in_dt.itemsize
+    if split:
+        _partials(plan, op, S * B * M)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -642,61 +730,100 @@ def _plan(name, in_dt, out_dt, shape, strides, reduced_axes, order_free, align, 
     rdims = [(shape[i], strides[i]) for i in reduced_axes if shape[i] != 1]
     count = math.prod(shape[i] for i in reduced_axes)
     plan = _Plan()
+    shift = 0
     if order_free:  # flip negative reduced strides, outermost (largest stride) first
         flipped = []
         for n, st in rdims:
             if st < 0:
-                plan.shift += (n - 1) * st
+                shift += (n - 1) * st
                 st = -st
             flipped.append((n, st))
         rdims = sorted(flipped, key=lambda d: -d[1])
     rsh, (rst,) = collapse([n for n, _ in rdims], [st for _, st in rdims])
     if max(len(ksh), len(rsh)) > DIMS[-1]:
         return None
-    src = _Src("in")
-    ptr = align + plan.shift * isz
+    plan.shift = shift * isz
+    ptr = (align + plan.shift) % 16
     # a 16-byte vector path needs element-aligned pointers (16-byte ones for 16-byte elements)
-    vec_ok = ptr % isz == 0 and (isz < 16 or ptr % 16 == 0)
+    vec_ok = ptr % isz == 0 and (isz < 16 or ptr == 0)
     if len(rsh) == 1 and rst[0] == 1:
-        _plan_rows(plan, sms, op, src, "contig", ksh, kst, (), (), count, count, vec_ok)
+        _plan_rows(plan, sms, op, "contig", ksh, kst, (), (), count, count, vec_ok, ptr)
     elif len(rsh) == 1 and kst[-1] == 1 and ksh[-1] > 1 and len(ksh) <= 2:
         M = ksh[-1]
         B, sB = (ksh[0], kst[0]) if len(ksh) == 2 else (1, 0)
         sK = rst[0]
-        vec = ptr % 16 == 0 and (sK * isz) % 16 == 0 and (sB * isz) % 16 == 0
-        _plan_column(plan, sms, op, src, count, sK, M, B, sB, count, vec)
+        vec = ptr == 0 and (sK * isz) % 16 == 0 and (sB * isz) % 16 == 0
+        _plan_column(plan, sms, op, count, sK, M, B, sB, count, vec)
     else:
-        _plan_rows(plan, sms, op, src, "general", ksh, kst, rsh, rst, count, count, False)
+        _plan_rows(plan, sms, op, "general", ksh, kst, rsh, rst, count, count, False, ptr)
     return plan
 
 
-def _reduce_into(name, a, reduced_axes, out_flat, order_free):
-    """Reduce `a` over `reduced_axes` with operation `name` into the contiguous 1-D `out_flat`
+class _Scratch:
+    """A stream's split-reduction scratch: COUNTERS uint32 group counters (zeroed once, left at
+    0 by every launch) then SCRATCH_PARTIAL_BYTES for partials. `prefixes`: per plan, the
+    pointer arguments after the input and output (partial arrays, counters)."""
+
+    __slots__ = ("buffer", "counters", "partials", "prefixes")
+
+
+_scratches: dict = {}  # (device index, stream handle) -> _Scratch
+
+
+def _scratch(dev, stream):
+    key = (dev.index, stream.ptr)
+    sc = _scratches.get(key)
+    if sc is None:
+        nbytes = COUNTERS * 4 + SCRATCH_PARTIAL_BYTES
+        a = new_array(dev.index, (nbytes,), np.dtype(np.uint8), dev.allocator)
+        # queued on this stream ahead of the first launch that takes a ticket
+        elementwise.zero_scratch(dev, a.view((COUNTERS * 4,), (1,), 0, True))
+        sc = _Scratch()
+        sc.buffer, sc.counters, sc.partials, sc.prefixes = a.buffer, a.ptr, a.ptr + COUNTERS * 4, {}
+        _scratches[key] = sc
+    return sc
+
+
+def _reduce_into(dev, name, a, reduced_axes, out, order_free):
+    """Reduce `a` over `reduced_axes` with operation `name` into the fresh C-contiguous `out`
     (the kept elements in C order, of the result dtype): look up the layout's plan (which holds
-    the operation: nothing is built per call), allocate its temporaries, launch."""
-    dev = runtime.get_device(a.device_index)
-    plan = _plan(name, a.dtype, out_flat.dtype, a.shape, a.strides, reduced_axes, order_free,
+    the operation and, per device, the loaded kernel: nothing is built per call), launch."""
+    plan = _plan(name, a.dtype, out.dtype, a.shape, a.strides, reduced_axes, order_free,
                  a.ptr % 16, dev.multiprocessor_count)
     if plan is None:  # rare: more dims than the kernels take; a copy collapses them
-        return _reduce_into(name, elementwise.copy(a), reduced_axes, out_flat, order_free)
-    ptrs = {"in": a.ptr + plan.shift * a.dtype.itemsize, "out": out_flat.ptr}
-    keep = [a.buffer, out_flat.buffer]
-    for name, (n, dt) in zip(("tmp", "tmpidx"), plan.temps):
-        t = new_array(dev.index, (n,), dt, dev.allocator)
-        ptrs[name] = t.ptr
-        keep.append(t.buffer)
-    keep = tuple(keep)
+        return _reduce_into(dev, name, elementwise.copy(a), reduced_axes, out, order_free)
+    kern = plan.kernels.get(dev.index)
+    if kern is None:
+        kern = plan.kernels[dev.index] = compiler.cached_kernel(dev.index, "reduce", plan.key,
+                                                                plan.build)
     stream = dev.stream
-    for launch in plan.launches:
-        kern = compiler.cached_kernel(dev.index, "reduce", launch.key, launch.build)
-        args = tuple(ptrs[v] if type(v) is str else v for v in launch.args)
-        kern(stream, launch.grid, BLOCK, args, keep, launch.nbytes)
+    if plan.parts is None:
+        kern(stream, plan.grid, BLOCK, (a.ptr + plan.shift, out.ptr) + plan.tail,
+             (a.buffer, out.buffer), plan.nbytes)
+        return
+    sc = _scratch(dev, stream)
+    prefix = sc.prefixes.get(plan)
+    if prefix is not None:
+        keep = (a.buffer, out.buffer, sc.buffer)
+    elif plan.partial_bytes <= SCRATCH_PARTIAL_BYTES:
+        if len(sc.prefixes) >= 4096:  # plans the lru dropped
+            sc.prefixes.clear()
+        prefix = sc.prefixes[plan] = tuple(sc.partials + o for o in plan.parts) + (sc.counters,)
+        keep = (a.buffer, out.buffer, sc.buffer)
+    else:  # partials too many for the scratch (huge column tiles): a temporary of their own
+        t = new_array(dev.index, (plan.partial_bytes,), np.dtype(np.uint8), dev.allocator)
+        prefix = tuple(t.ptr + o for o in plan.parts) + (sc.counters,)
+        keep = (a.buffer, out.buffer, sc.buffer, t.buffer)
+    kern(stream, plan.grid, BLOCK, (a.ptr + plan.shift, out.ptr) + prefix + plan.tail, keep,
+         plan.nbytes)
 
 
-def _out_shape(shape, axes, keepdims):
-    if keepdims:
-        return tuple(1 if i in axes else n for i, n in enumerate(shape))
-    return tuple(n for i, n in enumerate(shape) if i not in axes)
+@functools.lru_cache(maxsize=1024)
+def _out_geometry(shape, axes, keepdims):
+    """(result shape, its size, whether the reduced dims hold no element)."""
+    out = tuple(1 if i in axes else n for i, n in enumerate(shape)) if keepdims else \
+        tuple(n for i, n in enumerate(shape) if i not in axes)
+    return out, math.prod(out), math.prod(shape[i] for i in axes) == 0
 
 
 _EMPTY_VALUE = {"sum": 0, "prod": 1, "all": True, "any": False}
@@ -704,21 +831,20 @@ _EMPTY_VALUE = {"sum": 0, "prod": 1, "all": True, "any": False}
 
 def reduce(name, a, axes, keepdims, dtype):
     """The `reduce` primitive (see _backend.PRIMITIVES)."""
-    dtype = np.dtype(dtype)
-    if name in ("all", "any"):
-        dtype = BOOL
+    dtype = BOOL if name in ("all", "any") else np.dtype(dtype)
+    if type(axes) is not tuple:
+        axes = tuple(axes)
     dev = runtime.get_device(a.device_index)
-    shape = _out_shape(a.shape, axes, keepdims)
-    out = new_array(a.device_index, shape, dtype, dev.allocator)
-    if out.size == 0:
-        return out
-    if math.prod(a.shape[i] for i in axes) == 0:  # an empty reduction: its identity
+    shape, size, empty = _out_geometry(a.shape, axes, keepdims)
+    if size == 0:
+        return new_array(a.device_index, shape, dtype, dev.allocator)
+    out = new_contig(dev, shape, dtype, size, dev.allocator)
+    if empty:  # an empty reduction: its identity
         value = _EMPTY_VALUE.get(name)
         if value is None:  # mean: 0 / 0; max and min of nothing are rejected by the namespace
             value = complex(math.nan, math.nan) if dtype.kind == "c" else math.nan
         return elementwise.fill(out, value)
-    flat = out.view((out.size,), (1,), 0, True)
-    _reduce_into(name, a, tuple(axes), flat, True)
+    _reduce_into(dev, name, a, axes, out, True)
     return out
 
 
@@ -726,19 +852,18 @@ def argreduce(name, a, axis, keepdims):
     """The `argreduce` primitive: argmax/argmin, int64, first index on ties and first NaN."""
     dev = runtime.get_device(a.device_index)
     axes = tuple(range(a.ndim)) if axis is None else (axis,)
-    shape = _out_shape(a.shape, axes, keepdims)
-    out = new_array(a.device_index, shape, I64, dev.allocator)
-    if out.size == 0:
-        return out
-    flat = out.view((out.size,), (1,), 0, True)
-    _reduce_into(name, a, axes, flat, False)
+    shape, size, _ = _out_geometry(a.shape, axes, keepdims)
+    if size == 0:
+        return new_array(a.device_index, shape, I64, dev.allocator)
+    out = new_contig(dev, shape, I64, size, dev.allocator)
+    _reduce_into(dev, name, a, axes, out, False)
     return out
 
 
 def common_specs():
     """The kernels the commonest reductions launch (for precompile.py): every operation on
     float32/float64 (and sum/all/any on int32, int64, bool) over contiguous rows of each group
-    size, split rows with their second pass, and columns (vector and scalar, split or not)."""
+    size, split rows (the all-reduce), and columns (vector and scalar, split or not)."""
     f32, f64 = np.dtype("float32"), np.dtype("float64")
     cases = [(n, d, d) for n in ("sum", "prod", "max", "min", "mean") for d in (f32, f64)]
     cases += [(n, d, BOOL) for n in ("all", "any") for d in (BOOL, np.dtype("int32"), f32)]
@@ -747,15 +872,12 @@ def common_specs():
     out = []
     for name, in_dt, out_dt in cases:
         op = Op(name, in_dt, out_dt)
-        second = Op(name, op.partial_dt, out_dt, arg_in=op.arg)
         n = vector_width(in_dt.itemsize)
-        for final in (True, False):
-            out.append(group_spec(op, "contig", BLOCK, n, True, 1, 0, final, 32))
-            out.append(column_spec(op, n, True, final))
-            out.append(column_spec(op, 1, False, final))
-        out += [group_spec(op, "contig", t, n, True, 1, 0, True, 32) for t in (1, 32)]
-        out += [group_spec(second, "contig", t, 1, False, 1, 0, True, 32) for t in (1, 32)]
-        out.append(column_spec(second, 1, False, True))
+        for split in (True, False):
+            out.append(group_spec(op, "contig", BLOCK, n, True, 1, 0, split, 32))
+            out.append(column_spec(op, n, True, split))
+            out.append(column_spec(op, 1, False, split))
+        out += [group_spec(op, "contig", t, n, True, 1, 0, False, 32) for t in (1, 32)]
     return list({spec.source: spec for spec in out}.values())
 
 

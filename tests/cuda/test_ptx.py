@@ -214,19 +214,17 @@ def test_isin_search_is_a_loop_over_global_loads():
 def _reduce_specs():
     from arrayx.cuda.reduce import Op, column_spec, group_spec
     c64, u8, u64 = np.dtype("complex64"), np.dtype("uint8"), np.dtype("uint64")
-    yield "sum-contig", group_spec(Op("sum", F32, F32), "contig", 256, 4, True, 1, 0, True, 32)
-    yield "sum-contig-split", group_spec(Op("sum", F32, F32), "contig", 256, 4, True, 1, 0, False, 32)
-    yield "sum-column", column_spec(Op("sum", F32, F32), 4, True, True)
-    yield "argmax-contig", group_spec(Op("argmax", F32, I64), "contig", 256, 4, True, 1, 0, False, 32)
-    yield "argmax-second-pass", group_spec(Op("argmax", F32, I64, arg_in=True), "contig", 32, 1,
-                                           False, 1, 0, True, 32)
-    yield "argmin-column", column_spec(Op("argmin", u64, I64), 2, True, False)
+    yield "sum-contig", group_spec(Op("sum", F32, F32), "contig", 256, 4, True, 1, 0, False, 32)
+    yield "sum-column", column_spec(Op("sum", F32, F32), 4, True, False)
+    yield "argmin-column-split", column_spec(Op("argmin", u64, I64), 2, True, True)
     yield "prod-complex-general", group_spec(Op("prod", c64, c64), "general", 32, 1, False, 3, 3,
-                                             True, 64)
-    yield "max-uint8-rows", group_spec(Op("max", u8, u8), "contig", 32, 16, True, 6, 0, True, 32)
-    yield "any-complex-column", column_spec(Op("any", c64, B), 1, False, True)
+                                             False, 64)
+    yield "prod-complex-general-split", group_spec(Op("prod", c64, c64), "general", 256, 1, False,
+                                                   3, 3, True, 64)
+    yield "max-uint8-rows", group_spec(Op("max", u8, u8), "contig", 32, 16, True, 6, 0, False, 32)
+    yield "any-complex-column", column_spec(Op("any", c64, B), 1, False, False)
     yield "mean-int-general", group_spec(Op("mean", np.dtype("int8"), np.dtype("float64")),
-                                         "general", 256, 1, False, 1, 6, True, 32)
+                                         "general", 256, 1, False, 1, 6, False, 32)
 
 
 @pytest.mark.parametrize("name, spec", list(_reduce_specs()), ids=lambda v: v if isinstance(v, str) else "")
@@ -234,10 +232,50 @@ def test_reduce_kernels_compile_without_local_memory(name, spec):
     from arrayx.cuda.reduce import LOAD_HINT
     ptx = _ptx(spec)
     assert ".local" not in ptx
-    if name in ("sum-contig", "sum-contig-split", "argmax-contig"):
+    if name == "sum-contig":
         # 16-byte loads with the contig kernels' cache qualifier (4 words, bit-cast to float32)
         assert f"ld.global{LOAD_HINT}.v4.{'u32' if LOAD_HINT else 'f32'}" in ptx
     if name == "sum-column":
+        assert "ld.global.v4.f32" in ptx
+    if name.endswith("-split"):
+        assert "atom.global.add.u32" in ptx and "ld.global.cg" in ptx
+
+
+def _split_reduce_specs():
+    """The fused split kernels (one launch, the last block folds the partials) of the commonest
+    single-call reductions: the all-reduce and argmax of float32, mean of float64, and column
+    sums of float32."""
+    from arrayx.cuda.reduce import Op, column_spec, group_spec
+    F64 = np.dtype("float64")
+    yield "sum-f32-contig", group_spec(Op("sum", F32, F32), "contig", 256, 4, True, 1, 0, True, 32)
+    yield "argmax-f32-contig", group_spec(Op("argmax", F32, I64), "contig", 256, 4, True, 1, 0,
+                                          True, 32)
+    yield "mean-f64-contig", group_spec(Op("mean", F64, F64), "contig", 256, 2, True, 1, 0, True,
+                                        32)
+    yield "sum-f32-column", column_spec(Op("sum", F32, F32), 4, True, True)
+    yield "sum-f32-column-scalar", column_spec(Op("sum", F32, F32), 1, False, True)
+
+
+@pytest.mark.parametrize("name, spec", list(_split_reduce_specs()),
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_split_reduce_kernels_fold_in_the_last_block(name, spec):
+    """The partial is fenced before the ticket (membar.gl, then atom.global.add.u32), the fold
+    reads partials through L2 (ld.global.cg) after the barrier, the counter is reset, nothing
+    spills, and the contiguous main loop keeps its 16-byte loads."""
+    from arrayx.cuda.reduce import LOAD_HINT
+    ptx = _ptx(spec)
+    assert ".local" not in ptx
+    lines = [line.strip() for line in ptx.splitlines()]
+    atom = next(i for i, line in enumerate(lines) if line.startswith("atom.global.add.u32"))
+    assert any(line.startswith("membar.gl") for line in lines[:atom])  # release
+    assert any(line.startswith("membar.gl") for line in lines[atom + 1:])  # acquire
+    loads = [i for i, line in enumerate(lines) if line.startswith("ld.global.cg.b")]
+    assert loads and min(loads) > atom
+    assert any(line.startswith("bar.sync") for line in lines[atom:min(loads)])
+    assert sum(1 for line in lines if line.startswith("st.global.u32")) >= 1  # counter reset
+    if "contig" in name:
+        assert f"ld.global{LOAD_HINT}.v4.{'u32' if LOAD_HINT else 'f32'}" in ptx
+    if name == "sum-f32-column":
         assert "ld.global.v4.f32" in ptx
 
 
