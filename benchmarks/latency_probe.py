@@ -2,9 +2,9 @@
 
     python3 benchmarks/latency_probe.py          (on the GPU machine; about 30 s)
 
-For each case (sum, argmax, row and column sums of 2^28 float32, cumulative_sum, x + x, x[1:] + x[1:], sqrt,
-sin, a transposed copy of a 16k x 16k matrix, a batched 1024 x 64^3 float32 product) prints, in
-microseconds:
+For each case (sum, argmax, row and column sums of 2^28 float32, cumulative_sum, x + x,
+x[1:] + x[1:], where, sqrt, sin, a transposed copy of a 16k x 16k matrix, a batched 1024 x 64^3
+float32 product) prints, in microseconds:
 * ``1 call``: CUDA events around one call, as the kernel-family benchmarks time it (the GPU
   waits while the host prepares the first launch);
 * ``busy-first``: the same with a large multiply queued before the start event, so the host's
@@ -44,6 +44,7 @@ def main():
     dev = runtime.get_device(0)
     n = 1 << 28
     x = xp.asarray(np.random.default_rng(0).random(n, dtype=np.float32), device="cuda:0")
+    mask = x > 0.5
     side = 1 << 14
     m = xp.reshape(x, (side, side))
     a3 = xp.asarray(np.random.default_rng(1).random((1024, 64, 64), dtype=np.float32),
@@ -56,6 +57,7 @@ def main():
         "cumsum": lambda: xp.cumulative_sum(x),
         "add": lambda: x + x,
         "offset add": lambda: x[1:] + x[1:],
+        "where": lambda: xp.where(mask, x, x),
         "sqrt": lambda: xp.sqrt(x),
         "sin": lambda: xp.sin(x),
         "transpose": lambda: xp.asarray(m.T, copy=True),

@@ -39,7 +39,7 @@ import numpy as np
 from . import compiler, layout, runtime
 from .array import CudaArray, new_array, new_contig
 from .elementwise_ops import (BOOL, PREAMBLE, Op, binary_op, cast_op, compute_dtype, inner_source,
-                             ipow_source, vload_statement)
+                             ipow_source, vload_statement, where_op)
 
 _tls = runtime._tls
 BLOCK = 256
@@ -573,7 +573,7 @@ def binary(name, a, b, dtype, out=None):
 _fast: dict = {}
 
 
-def _make_fast(dev_index, name, dtypes, op):
+def _make_fast(dev_index, name, dtypes, op, key=None):
     dev = runtime.get_device(dev_index)
     N = layout.vector_width(op.out.itemsize, *(d.itemsize for d in dtypes))
     U = VEC_UNROLL
@@ -583,7 +583,7 @@ def _make_fast(dev_index, name, dtypes, op):
     dev.default_stream  # created now, so the fast path can read dev._default_stream
     fp = (kern, N * dtypes[0].itemsize, op.out, BLOCK * N * U, dev, dev.allocator,
           sum(d.itemsize for d in dtypes) + op.out.itemsize, N)
-    _fast[(name, *dtypes, dev_index)] = fp
+    _fast[(key or name, *dtypes, dev_index)] = fp
     return fp
 
 
@@ -615,18 +615,45 @@ def _run_fast(fp, shape, n, ptrs, bufs, phase):
     return res
 
 
-def unary(name, op, a):
-    """launch() of the one-input `op` over `a` (computing on its dtype) into a new array, with
-    binary()'s fast path: the single-call benchmarks of issue 4 showed sqrt and sin ~13 us slower
-    than x + x before the first launch, all of it the general path's layout analysis."""
-    fp = _fast.get((name, a.dtype, a.device_index))
+def _fast_unary(key, a):
+    """The fast path's result of the one-input op registered under `key` (with a's dtype) over
+    `a`, or None when there is none or `a` does not fit it."""
+    fp = _fast.get((key, a.dtype, a.device_index))
     if fp is not None and a.c_contig and a.size:
-        res = _run_fast(fp, a.shape, a.size, (a.ptr,), (a.buffer,), a.ptr % fp[1])
-        if res is not None:
-            return res
+        return _run_fast(fp, a.shape, a.size, (a.ptr,), (a.buffer,), a.ptr % fp[1])
+    return None
+
+
+def unary(name, op, a, key=None):
+    """launch() of the one-input `op` over `a` (computing on its dtype) into a new array, with
+    binary()'s fast path (`key`: what, with a's dtype, determines op; default `name`): the
+    single-call benchmarks of issue 4 showed sqrt and sin ~13 us slower than x + x before the
+    first launch, all of it the general path's layout analysis."""
+    res = _fast_unary(key or name, a)
+    if res is not None:
+        return res
     if a.c_contig:
-        _make_fast(a.device_index, name, (a.dtype,), op)
+        _make_fast(a.device_index, name, (a.dtype,), op, key)
     return launch(name, op, (a,), (a.dtype,), a.shape)
+
+
+def where(condition, a, b, dtype):
+    """The `where` primitive: x1 if x0 else x2 broadcast, computing in `dtype`. Three contiguous
+    arrays of one shape at vector boundaries take the fast path (launch()'s layout analysis is
+    most of a call's host latency)."""
+    if a.__class__ is CudaArray and b.__class__ is CudaArray and a.dtype == b.dtype == dtype \
+            and condition.c_contig and a.c_contig and b.c_contig \
+            and condition.shape == a.shape == b.shape and a.size \
+            and condition.device_index == a.device_index == b.device_index:
+        fp = _fast.get(("where", BOOL, dtype, dtype, a.device_index)) or \
+            _make_fast(a.device_index, "where", (BOOL, dtype, dtype), where_op(dtype))
+        vbytes = fp[1] * dtype.itemsize  # fp[1]: the bool condition's vector bytes
+        if not (condition.ptr % fp[1] or a.ptr % vbytes or b.ptr % vbytes):
+            return _run_fast(fp, a.shape, a.size, (condition.ptr, a.ptr, b.ptr),
+                             (condition.buffer, a.buffer, b.buffer), 0)
+    shape = broadcast_shape(condition.shape, *(x.shape for x in (a, b) if isinstance(x, CudaArray)))
+    a, b = as_dtype(a, dtype), as_dtype(b, dtype)
+    return launch("where", where_op(dtype), (condition, a, b), (BOOL, dtype, dtype), shape)
 
 
 def copy(a: CudaArray) -> CudaArray:
@@ -665,7 +692,10 @@ def astype(a: CudaArray, dtype, copy_: bool = True) -> CudaArray:
     dtype = np.dtype(dtype)
     if dtype == a.dtype:
         return copy(a) if copy_ else a
-    return launch("cast", cast_op(a.dtype, dtype), (a,), (a.dtype,), a.shape)
+    res = _fast_unary(dtype, a)  # a cast's fast path is keyed by its result dtype
+    if res is not None:
+        return res
+    return unary("cast", cast_op(a.dtype, dtype), a, dtype)
 
 
 def fill(out: CudaArray, value) -> CudaArray:

@@ -151,11 +151,7 @@ def binary(name, a, b, dtype, out=None):
 
 
 def where(condition, a, b, dtype):
-    shape = elementwise.broadcast_shape(condition.shape, *(x.shape for x in (a, b)
-                                                           if isinstance(x, CudaArray)))
-    a, b = elementwise.as_dtype(a, dtype), elementwise.as_dtype(b, dtype)
-    return elementwise.launch("where", ops.where_op(dtype), (condition, a, b),
-                              (ops.BOOL, dtype, dtype), shape)
+    return elementwise.where(condition, a, b, dtype)
 
 
 def clip(a, lo, hi):
