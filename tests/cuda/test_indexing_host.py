@@ -101,7 +101,8 @@ def _vector(n, store):
 def run_kernel(heap, spec, grid, block, args):
     cuda = _Cuda()
     ns = {"cuda": cuda, "int64": _wrap(64, True), "uint64": _wrap(64, False),
-          "uint32": _wrap(32, False), "int32": _wrap(32, True)}
+          "uint32": _wrap(32, False), "int32": _wrap(32, True), "uint8": _wrap(8, False),
+          "float32": np.float32, "float64": np.float64}
     for n in (1, 2, 4, 8, 16):
         ns[f"vload{n}"] = _vector(n, False)
         ns[f"vstore{n}"] = _vector(n, True)

@@ -1,0 +1,119 @@
+"""The elementwise fast path (elementwise._run_fast) run on the host without a GPU.
+
+The vec kernels' generated source runs as plain Python on test_indexing_host's heap (its vector
+loads and stores assert 16-byte alignment), so the host-side split of an offset view into an
+aligned body and a scalar head, the output's placement in the same phase, and the launch
+arguments are checked against NumPy here; the GPU suite checks the same on the device.
+"""
+
+import numpy as np
+import pytest
+
+from arrayx.cuda import elementwise, runtime
+from arrayx.cuda import elementwise_ops as ops
+from arrayx.cuda.array import CudaArray
+from test_indexing_host import Heap, run_kernel
+
+F32 = np.dtype("float32")
+F64 = np.dtype("float64")
+
+
+class _Allocator:
+    def __init__(self, heap):
+        self.heap = heap
+
+    def alloc(self, nbytes):
+        return self.heap.alloc(nbytes, align=16), nbytes
+
+    def release(self, *_):
+        pass
+
+
+class _Device:
+    index = 0
+    _current_stream = None
+    _default_stream = object()
+
+
+@pytest.fixture
+def fast(monkeypatch):
+    """make(name, op, dtypes) -> the fast-path tuple of a kernel simulated on a fresh heap."""
+    heap = Heap()
+    dev = _Device()
+    dev.allocator = _Allocator(heap)
+    monkeypatch.setattr(runtime._tls, "current", dev, raising=False)
+    launches = []
+
+    def make(name, op, dtypes):
+        N = max(1, 16 // max(op.out.itemsize, *(d.itemsize for d in dtypes)))
+        spec = elementwise.kernel_spec(name, op, ("a",) * len(dtypes), dtypes, "vec", N, 1)
+
+        def kern(stream, grid, block, args, keep, nbytes):
+            launches.append((grid, args[-1]))
+            if grid:
+                run_kernel(heap, spec, grid, block, args)
+
+        return (kern, N * dtypes[0].itemsize, op.out, elementwise.BLOCK * N, dev, dev.allocator,
+                sum(d.itemsize for d in dtypes) + op.out.itemsize, N)
+
+    return heap, make, launches
+
+
+def _view(heap, host, start):
+    """The CudaArray of host[start:] on the heap (an offset view of a 16-byte aligned buffer)."""
+    base = heap.put(host)
+    return CudaArray(base.buffer, (host.size - start,), host.dtype, None, start)
+
+
+@pytest.mark.parametrize("start", [0, 1, 2, 3])
+@pytest.mark.parametrize("n", [1, 3, 5, 1023, 2500])
+def test_binary_fast_path_over_offset_views(fast, start, n):
+    heap, make, launches = fast
+    rng = np.random.default_rng(n + start)
+    a_host = rng.standard_normal(n + start).astype(F32)
+    b_host = rng.standard_normal(n + start).astype(F32)
+    a, b = _view(heap, a_host, start), _view(heap, b_host, start)
+    fp = make("add", ops.binary_op("add", F32), (F32, F32))
+    res = elementwise._run_fast(fp, a.shape, a.size, (a.ptr, b.ptr), (a.buffer, b.buffer),
+                                a.ptr % fp[1])
+    np.testing.assert_array_equal(heap.get(res), a_host[start:] + b_host[start:])
+    head = (4 - start) % 4
+    if n > head:  # the output shares the inputs' phase, so the body's vectors line up
+        assert res.ptr % 16 == a.ptr % 16
+    # the aligned body first (its vector accesses assert alignment), then the head
+    assert launches[0][1] == n - min(head, n)
+    if head:
+        assert launches[1] == (1, min(head, n))
+
+
+@pytest.mark.parametrize("start", [0, 1, 3])
+def test_unary_fast_path_with_a_wider_result(fast, start):
+    heap, make, _ = fast
+    n = 1500
+    host = np.random.default_rng(start).standard_normal(n + start).astype(F32)
+    a = _view(heap, host, start)
+    fp = make("cast", ops.cast_op(F32, F64), (F32,))
+    res = elementwise._run_fast(fp, a.shape, a.size, (a.ptr,), (a.buffer,), a.ptr % fp[1])
+    np.testing.assert_array_equal(heap.get(res), host[start:].astype(F64))
+
+
+def test_comparison_fast_path_writes_bools_in_phase(fast):
+    heap, make, _ = fast
+    n = 2049
+    rng = np.random.default_rng(7)
+    a_host, b_host = rng.standard_normal((2, n + 1)).astype(F32)
+    a, b = _view(heap, a_host, 1), _view(heap, b_host, 1)
+    fp = make("less", ops.binary_op("less", F32), (F32, F32))
+    res = elementwise._run_fast(fp, a.shape, a.size, (a.ptr, b.ptr), (a.buffer, b.buffer),
+                                a.ptr % fp[1])
+    np.testing.assert_array_equal(heap.get(res).astype(bool), a_host[1:] < b_host[1:])
+
+
+def test_phase_of_a_partial_element_is_left_to_the_general_path(fast):
+    heap, make, launches = fast
+    host = np.arange(64, dtype=F32)
+    a = heap.put(host)
+    fp = make("add", ops.binary_op("add", F32), (F32, F32))
+    assert elementwise._run_fast(fp, (63,), 63, (a.ptr + 2, a.ptr + 2), (a.buffer, a.buffer),
+                                 2) is None
+    assert launches == []
