@@ -1,0 +1,211 @@
+"""Run arrayx's reduction kernels on numba's CUDA simulator (no GPU): the plans of
+arrayx/cuda/reduce.py with their generated source, blocks in a random order, warp shuffles,
+raw pointers, vector loads, the tickets and the L2 loads emulated. The split kernels' folds
+(the last block of a group folds the others' partials and resets its counter) are checked
+against NumPy, including that the counters are back at 0 after every launch.
+
+    python tests/cuda/reduce_sim.py [all|sum|arg|rows|col|general]
+
+Prints one line a case and exits 1 when any is wrong. A separate process because the simulator
+replaces numba.cuda for the whole process (tests/cuda/test_reduce_host.py runs it).
+"""
+
+import os
+import random
+import sys
+import threading
+import time
+import warnings
+
+os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+warnings.simplefilter("ignore")
+
+import numpy as np  # noqa: E402
+from numba import cuda  # noqa: E402
+from numba.cuda.simulator import kernel as sim_kernel  # noqa: E402
+from numba.cuda.simulator import kernelapi  # noqa: E402
+from numpy.lib.stride_tricks import as_strided  # noqa: E402
+
+from arrayx.cuda import reduce as R  # noqa: E402
+
+_warps = {}
+_warps_lock = threading.Lock()
+
+
+def _shfl_down_sync(self, mask, value, offset):
+    """The simulator runs a block's threads as Python threads: a warp's 32 meet at a barrier."""
+    thread = threading.current_thread()
+    tid = thread.threadIdx.x
+    with _warps_lock:
+        state = _warps.get((thread.blockIdx.x, tid // 32))
+        if state is None:
+            state = _warps[(thread.blockIdx.x, tid // 32)] = ([None] * 32, threading.Barrier(32))
+    values, barrier = state
+    lane = tid % 32
+    values[lane] = value
+    barrier.wait()
+    result = values[lane + offset] if lane + offset < 32 else value
+    barrier.wait()
+    return result
+
+
+kernelapi.FakeCUDAModule.shfl_down_sync = _shfl_down_sync
+
+
+class Ptr:
+    """A raw pointer into a NumPy array (bounds-checked)."""
+
+    def __init__(self, mem, offset):
+        self.mem, self.offset = mem, int(offset)
+
+    def _at(self, i):
+        j = self.offset + int(i)
+        assert 0 <= j < len(self.mem), (j, len(self.mem))
+        return j
+
+    def __getitem__(self, i):
+        return self.mem[self._at(i)]
+
+    def __setitem__(self, i, v):
+        self.mem[self._at(i)] = v
+
+
+_tickets_lock = threading.Lock()
+
+
+def _ticket(counters, i):
+    with _tickets_lock:
+        old = counters[i]
+        counters[i] = old + np.uint32(1)
+    return np.uint32(old)
+
+
+def _namespace(spec):
+    ns = {"cuda": cuda}
+    for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                 "float32", "float64", "complex64", "complex128"):
+        ns[name] = getattr(np, name)
+    exec(spec.source, ns)
+    for n in (1, 2, 4, 8, 16):
+        ns[f"vload{n}"] = ns[f"vload_hint{n}"] = (
+            lambda n: lambda p, i: tuple(p[int(i) + k] for k in range(n)))(n)
+    ns["ticket"] = _ticket
+    ns["load_cg"] = lambda p, i: p[i]
+    return ns
+
+
+def _launch(fn, grid, block, args, rng):
+    fake = kernelapi.FakeCUDAModule((grid, 1, 1), (block, 1, 1), 0)
+    order = list(range(grid))
+    rng.shuffle(order)  # any block may be the last of its group
+    with sim_kernel.swapped_cuda_module(fn, fake):
+        for b in order:
+            _warps.clear()
+            sim_kernel.BlockManager(fn, (grid, 1, 1), (block, 1, 1), False).run((b, 0, 0), *args)
+
+
+R.UNROLL, R.ARG_UNROLL, R.COLUMN_UNROLL = 2, 1, 2  # so that inputs small enough to simulate split
+_counters = np.zeros(R.COUNTERS, np.uint32)
+
+
+def reduce_view(name, base, offset, shape, strides, axes, out_dt, sms, rng):
+    """Reduce the view (offset, shape, strides in elements) of the 1-D `base` over `axes` with
+    the plan and kernel arrayx would launch on a GPU of `sms` SMs: (result, plan)."""
+    isz = base.dtype.itemsize
+    plan = R._plan(name, base.dtype, np.dtype(out_dt), shape, strides, axes,
+                   name not in R.ARG, (offset * isz) % 16, sms)
+    spec = plan.build()
+    fn = _namespace(spec)[spec.entry]
+    out_shape, size, _ = R._out_geometry(shape, axes, False)
+    out = np.zeros(max(size, 1), dtype=np.uint8 if out_dt == "bool" else out_dt)
+    args = [Ptr(base, offset + plan.shift // isz), Ptr(out, 0)]
+    if plan.parts is not None:
+        for part in R.Op(name, base.dtype, np.dtype(out_dt)).parts:
+            garbage = np.full(plan.partial_bytes // np.dtype(part).itemsize, 77, dtype=part)
+            args.append(Ptr(garbage, 0))
+        args.append(Ptr(_counters, 0))
+    _launch(fn, plan.grid, R.BLOCK, args + list(plan.tail), rng)
+    assert not _counters.any(), "a split kernel left its counters non-zero"
+    return out[:size].reshape(out_shape), plan
+
+
+def _view(base, offset, shape, strides):
+    return as_strided(base[offset:], shape, [s * base.itemsize for s in strides])
+
+
+def main(case):
+    rng = np.random.default_rng(1)
+    order_rng = random.Random(3)
+    bad = 0
+
+    def check(label, name, base, offset, shape, strides, axes, out_dt, ref, exact=True,
+              split=True):
+        nonlocal bad
+        t = time.time()
+        got, plan = reduce_view(name, base, offset, shape, strides, axes, out_dt, 2, order_rng)
+        ok = np.array_equal(got, ref) if exact else np.allclose(got, ref, rtol=1e-5, atol=1e-5)
+        if split and plan.parts is None:
+            ok = False
+            label += " (expected a split plan)"
+        print(f"{'ok ' if ok else 'BAD'} {label}: {plan.key[0]} {plan.key[2]} "
+              f"split={plan.parts is not None} grid={plan.grid} ({time.time() - t:.1f} s)")
+        if not ok:
+            bad += 1
+            print("   got", np.asarray(got).ravel()[:8], "\n   ref", np.asarray(ref).ravel()[:8])
+
+    f32, f64 = np.float32, np.float64
+    if case in ("all", "sum"):  # offset 1: an unaligned head before the vectors
+        x = rng.standard_normal(20003).astype(f32)
+        check("sum f32 contig", "sum", x, 1, (20000,), (1,), (0,), "float32",
+              _view(x, 1, (20000,), (1,)).astype(f64).sum(), exact=False)
+        x64 = x.astype(f64)
+        check("mean f64 contig", "mean", x64, 3, (20000,), (1,), (0,), "float64",
+              _view(x64, 3, (20000,), (1,)).mean(), exact=False)
+    if case in ("all", "arg"):
+        x = rng.integers(0, 50, 20000).astype(f32)
+        x[[5000, 15000]] = 100.0  # a tie across blocks: the first index wins
+        check("argmax ties", "argmax", x, 0, (20000,), (1,), (0,), "int64", np.argmax(x))
+        y = x.copy()
+        y[[12000, 17000]] = np.nan  # the first NaN wins
+        check("argmax NaN", "argmax", y, 0, (20000,), (1,), (0,), "int64", np.argmax(y))
+        z = rng.integers(-5, 5, 20000).astype(np.int32)
+        z[[300, 19000]] = -9
+        check("argmin int32 ties", "argmin", z, 0, (20000,), (1,), (0,), "int64", np.argmin(z))
+    if case in ("all", "rows"):
+        x = rng.standard_normal(18000).astype(f32)
+        check("row sums", "sum", x, 0, (2, 9000), (9000, 1), (1,), "float32",
+              _view(x, 0, (2, 9000), (9000, 1)).astype(f64).sum(1), exact=False)
+        rev = _view(x, 8999, (2, 9000), (9000, -1))
+        check("row max reversed", "max", x, 8999, (2, 9000), (9000, -1), (1,), "float32",
+              rev.max(1))
+        check("row argmax reversed", "argmax", x, 8999, (2, 9000), (9000, -1), (1,), "int64",
+              np.argmax(rev, 1))
+    if case in ("all", "col"):
+        x = rng.standard_normal(600 * 70).astype(f32)
+        check("column sums, scalar", "sum", x, 0, (600, 70), (70, 1), (0,), "float32",
+              _view(x, 0, (600, 70), (70, 1)).astype(f64).sum(0), exact=False)
+        x2 = rng.standard_normal(600 * 72).astype(f32)
+        check("column sums, vectors", "sum", x2, 0, (600, 72), (72, 1), (0,), "float32",
+              _view(x2, 0, (600, 72), (72, 1)).astype(f64).sum(0), exact=False)
+        xn = rng.integers(0, 3, 600 * 72).astype(f32)
+        xn[rng.integers(0, xn.size, 30)] = np.nan
+        check("column argmax with NaN", "argmax", xn, 0, (600, 72), (72, 1), (0,), "int64",
+              np.argmax(_view(xn, 0, (600, 72), (72, 1)), 0))
+        xc = (rng.standard_normal(600 * 72) + 1j * rng.standard_normal(600 * 72)).astype(
+            np.complex64)
+        check("column sums complex64", "sum", xc, 0, (600, 72), (72, 1), (0,), "complex64",
+              _view(xc, 0, (600, 72), (72, 1)).astype(np.complex128).sum(0), exact=False)
+    if case in ("all", "general"):
+        x = rng.standard_normal(12000).astype(f32)
+        check("general", "sum", x, 0, (4, 300, 10), (10, 40, 1), (1, 2), "float32",
+              _view(x, 0, (4, 300, 10), (10, 40, 1)).astype(f64).sum((1, 2)), exact=False)
+        b = (rng.random(30000) < 0.001).astype(np.uint8)
+        check("any bool (one block)", "any", b, 0, (30000,), (1,), (0,), "bool", b.any(),
+              split=False)
+    print("BAD", bad)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "all"))
