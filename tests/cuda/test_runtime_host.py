@@ -2,6 +2,10 @@
 kernel cache keys and the elementwise template. Runs in CI."""
 
 
+import dataclasses
+import hashlib
+import json
+
 import numpy as np
 import pytest
 
@@ -234,6 +238,12 @@ def test_cache_key_depends_on_everything():
             compiler.cache_key(s1, (8, 0)), compiler.cache_key(s1, (9, 0), debug=True)}
     assert len(keys) == 4
     assert compiler.cache_key(s1, (9, 0)) == compiler.cache_key(s1, (9, 0))
+    bounded = dataclasses.replace(s1, launch_bounds=(256, 5))
+    assert compiler.cache_key(bounded, (9, 0)) not in keys
+    # an unbounded spec's key is the one it had before launch bounds existed
+    h = hashlib.sha256(json.dumps([s1.source, s1.entry, list(s1.argtypes), [9, 0],
+                                   compiler.versions(), False]).encode()).hexdigest()
+    assert compiler.cache_key(s1, (9, 0)) == h
 
 
 def test_precompiled_kernels_are_unique_valid_python():
