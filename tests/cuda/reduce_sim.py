@@ -1,8 +1,8 @@
 """Run arrayx's reduction kernels on numba's CUDA simulator (no GPU): the plans of
 arrayx/cuda/reduce.py with their generated source, blocks in a random order, warp shuffles,
-raw pointers, vector loads, the tickets and the L2 loads emulated. The split kernels' folds
-(the last block of a group folds the others' partials and resets its counter) are checked
-against NumPy, including that the counters are back at 0 after every launch.
+raw pointers, vector loads (cuda_sim.py), the tickets and the L2 loads emulated. The split
+kernels' folds (the last block of a group folds the others' partials and resets its counter)
+are checked against NumPy, including that the counters are back at 0 after every launch.
 
     python tests/cuda/reduce_sim.py [all|sum|arg|rows|col|general]
 
@@ -10,66 +10,17 @@ Prints one line a case and exits 1 when any is wrong. A separate process because
 replaces numba.cuda for the whole process (tests/cuda/test_reduce_host.py runs it).
 """
 
-import os
 import random
 import sys
 import threading
 import time
-import warnings
 
-os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-warnings.simplefilter("ignore")
+import numpy as np
+from cuda_sim import NUMPY_TYPES, Ptr, launch, vload  # first: numba.cuda becomes the simulator
+from numba import cuda
+from numpy.lib.stride_tricks import as_strided
 
-import numpy as np  # noqa: E402
-from numba import cuda  # noqa: E402
-from numba.cuda.simulator import kernel as sim_kernel  # noqa: E402
-from numba.cuda.simulator import kernelapi  # noqa: E402
-from numpy.lib.stride_tricks import as_strided  # noqa: E402
-
-from arrayx.cuda import reduce as R  # noqa: E402
-
-_warps = {}
-_warps_lock = threading.Lock()
-
-
-def _shfl_down_sync(self, mask, value, offset):
-    """The simulator runs a block's threads as Python threads: a warp's 32 meet at a barrier."""
-    thread = threading.current_thread()
-    tid = thread.threadIdx.x
-    with _warps_lock:
-        state = _warps.get((thread.blockIdx.x, tid // 32))
-        if state is None:
-            state = _warps[(thread.blockIdx.x, tid // 32)] = ([None] * 32, threading.Barrier(32))
-    values, barrier = state
-    lane = tid % 32
-    values[lane] = value
-    barrier.wait()
-    result = values[lane + offset] if lane + offset < 32 else value
-    barrier.wait()
-    return result
-
-
-kernelapi.FakeCUDAModule.shfl_down_sync = _shfl_down_sync
-
-
-class Ptr:
-    """A raw pointer into a NumPy array (bounds-checked)."""
-
-    def __init__(self, mem, offset):
-        self.mem, self.offset = mem, int(offset)
-
-    def _at(self, i):
-        j = self.offset + int(i)
-        assert 0 <= j < len(self.mem), (j, len(self.mem))
-        return j
-
-    def __getitem__(self, i):
-        return self.mem[self._at(i)]
-
-    def __setitem__(self, i, v):
-        self.mem[self._at(i)] = v
-
+from arrayx.cuda import reduce as R
 
 _tickets_lock = threading.Lock()
 
@@ -82,27 +33,13 @@ def _ticket(counters, i):
 
 
 def _namespace(spec):
-    ns = {"cuda": cuda}
-    for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                 "float32", "float64", "complex64", "complex128"):
-        ns[name] = getattr(np, name)
+    ns = {"cuda": cuda, **NUMPY_TYPES}
     exec(spec.source, ns)
     for n in (1, 2, 4, 8, 16):
-        ns[f"vload{n}"] = ns[f"vload_hint{n}"] = (
-            lambda n: lambda p, i: tuple(p[int(i) + k] for k in range(n)))(n)
+        ns[f"vload{n}"] = ns[f"vload_hint{n}"] = vload(n)
     ns["ticket"] = _ticket
     ns["load_cg"] = lambda p, i: p[i]
     return ns
-
-
-def _launch(fn, grid, block, args, rng):
-    fake = kernelapi.FakeCUDAModule((grid, 1, 1), (block, 1, 1), 0)
-    order = list(range(grid))
-    rng.shuffle(order)  # any block may be the last of its group
-    with sim_kernel.swapped_cuda_module(fn, fake):
-        for b in order:
-            _warps.clear()
-            sim_kernel.BlockManager(fn, (grid, 1, 1), (block, 1, 1), False).run((b, 0, 0), *args)
 
 
 R.UNROLL, R.ARG_UNROLL, R.COLUMN_UNROLL = 2, 1, 2  # so that inputs small enough to simulate split
@@ -125,7 +62,9 @@ def reduce_view(name, base, offset, shape, strides, axes, out_dt, sms, rng):
             garbage = np.full(plan.partial_bytes // np.dtype(part).itemsize, 77, dtype=part)
             args.append(Ptr(garbage, 0))
         args.append(Ptr(_counters, 0))
-    _launch(fn, plan.grid, R.BLOCK, args + list(plan.tail), rng)
+    order = list(range(plan.grid))
+    rng.shuffle(order)  # any block may be the last of its group
+    launch(fn, plan.grid, R.BLOCK, args + list(plan.tail), order)
     assert not _counters.any(), "a split kernel left its counters non-zero"
     return out[:size].reshape(out_shape), plan
 

@@ -1,0 +1,204 @@
+"""Run arrayx's row scan (arrayx/cuda/scan.py row_scan: its host side and its decoupled look-back
+kernel) on numba's CUDA simulator, without a GPU, against NumPy.
+
+    python tests/cuda/scan_sim.py [all|sum|segments|wide|mask]
+
+Device memory is a NumPy heap (test_indexing_host.Heap), the kernels' intrinsics (status word
+loads and stores, the tile counter, bit casts) are emulated, tiles are small (32 threads x 1
+vector) and blocks run one after another. Run that way, every predecessor would have published
+its inclusive prefix before a tile looks back, so the look-back's walk over aggregates would
+never run: a tile's prefix, when it already had published an aggregate, only becomes visible
+LAG tiles later. Tiles then walk back over windows of 32 aggregates, more than one when LAG is
+larger than 32, and stop at the nearest visible prefix, as on a GPU under load.
+
+Prints one line a case and exits 1 when any is wrong (tests/cuda/test_scan_host.py runs it).
+"""
+
+import os
+import sys
+import threading
+import time
+
+import numpy as np
+from cuda_sim import NUMPY_TYPES, Ptr, launch, vload, vstore  # first: numba.cuda -> simulator
+from numba import cuda
+
+from arrayx.cuda import compiler, elementwise, runtime, scan, transfer
+from arrayx.cuda.array import CudaArray
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_indexing_host import Heap  # noqa: E402
+
+scan.SCAN_BLOCK, scan.SCAN_VECTORS, scan.ONE_ROW_VECTORS = 32, 1, 1
+LAG = 36
+heap = Heap(1 << 24)
+
+
+class _Allocator:
+    def alloc(self, nbytes):
+        return heap.alloc(nbytes, align=256), nbytes
+
+    def release(self, *_):
+        pass
+
+
+class _Device:
+    index = 0
+    stream = None
+    allocator = _Allocator()
+
+
+class _StatusWords:
+    """The status array's loads, stores and counter, with late prefixes (module docstring)."""
+
+    def __init__(self, words):
+        self.words = words
+        self.lock = threading.Lock()
+        self.late = []  # (visible from tile, status pointer, index, word)
+
+    def flag(self, word):
+        return int(word >> np.uint64(32)) if self.words == 1 else int(word)
+
+    def tile_of(self, index):
+        return (int(index) - 1) // self.words
+
+    def load(self, p, i):
+        return np.uint64(p[i])
+
+    def store(self, p, i, word):
+        with self.lock:
+            if self.flag(p[i]) == scan.FLAG_AGGREGATE and self.flag(word) == scan.FLAG_PREFIX:
+                self.late.append((self.tile_of(i) + LAG, p, i, np.uint64(word)))
+            else:
+                p[i] = np.uint64(word)
+
+    def atom_add(self, p, i, v):
+        with self.lock:
+            old = np.uint64(p[i])
+            p[i] = old + np.uint64(v)
+            if int(i) == 0:  # the tile counter: tile `old` starts; publish what is due
+                due = [e for e in self.late if e[0] <= int(old)]
+                self.late = [e for e in self.late if e[0] > int(old)]
+                for _, q, j, word in due:
+                    q[j] = word
+            return old
+
+
+def _bitcast(x, proto):
+    to = np.asarray(proto).dtype
+    src = np.dtype(("f" if to.kind in "iu" else "u") + str(to.itemsize))
+    return np.asarray(x, dtype=src).view(to)[()]
+
+
+class _SimKernel:
+    def __init__(self, spec, words):
+        self.spec = spec
+        self.status = _StatusWords(words)
+        ns = {"cuda": cuda, **NUMPY_TYPES}
+        exec(spec.source, ns)
+        for n in (1, 2, 4, 8, 16):
+            ns[f"vload{n}"], ns[f"vstore{n}"] = vload(n), vstore(n)
+        ns.update(ld_relaxed=self.status.load, ld_acquire=self.status.load,
+                  st_relaxed=self.status.store, st_release=self.status.store,
+                  atom_add=self.status.atom_add, bitcast=_bitcast)
+        self.fn = ns[spec.entry]
+
+    def __call__(self, stream, grid, block, args, keep, nbytes=0):
+        conv = []
+        for t, v in zip(self.spec.argtypes, args):
+            if t.endswith("*"):
+                dt = np.dtype(t[:-1])
+                assert v % dt.itemsize == 0
+                conv.append(Ptr(heap.mem.view(dt), v // dt.itemsize))
+            else:
+                conv.append(v)
+        launch(self.fn, grid, block, conv, range(grid))
+        for _, q, j, word in self.status.late:  # the kernel's end: every store lands
+            q[j] = word
+        self.status.late = []
+
+
+def _cached_kernel(dev, family, key, build):
+    spec = build()
+    return _SimKernel(spec, scan.status_words(np.dtype(key[3])))
+
+
+def _zero(dev, a):
+    heap.mem[a.ptr:a.ptr + a.nbytes] = 0
+
+
+runtime.get_device = lambda index=0: _Device()
+compiler.cached_kernel = _cached_kernel
+elementwise.zero_scratch = _zero
+transfer.to_host = heap.get
+
+
+def _put(host, start=0):
+    """host[start:] on the heap, an offset view when start > 0."""
+    base = heap.put(host)
+    if not start:
+        return base
+    flat = host.reshape(-1)
+    return CudaArray(base.buffer, (flat.size - start,), host.dtype, None, start)
+
+
+def main(case):
+    rng = np.random.default_rng(5)
+    bad = 0
+
+    def check(label, got, ref, exact=False):
+        nonlocal bad
+        ok = np.array_equal(got, ref) if exact else np.allclose(got, ref, rtol=2e-5, atol=1e-4)
+        print(f"{'ok ' if ok else 'BAD'} {label} ({time.time() - t0:.1f} s)")
+        if not ok:
+            bad += 1
+            where = np.flatnonzero(~np.isclose(got, ref, rtol=2e-5, atol=1e-4))[:5]
+            print("   at", where, "got", np.asarray(got).ravel()[where],
+                  "ref", np.asarray(ref).ravel()[where])
+
+    f32 = np.float32
+    if case in ("all", "sum"):  # one plain row of 46 tiles (128 float32 a tile), offset by one
+        t0 = time.time()
+        host = rng.standard_normal(45 * 128 + 37).astype(f32)
+        a = _put(host, 1)
+        out = heap.empty(a.shape, f32)
+        scan.row_scan("sum", a, out)
+        check("cumulative_sum float32, one row, 2 windows of look-back", heap.get(out),
+              np.cumsum(host[1:].astype(np.float64)))
+    if case in ("all", "segments"):  # rows shorter and longer than a tile (128 elements)
+        for rows, k in ((64, 77), (3, 1700)):
+            t0 = time.time()
+            host = rng.standard_normal((rows, k)).astype(f32)
+            out = heap.empty((rows, k), f32)
+            scan.row_scan("sum", _put(host), out)
+            check(f"cumulative_sum float32, {rows} rows of {k}", heap.get(out),
+                  np.cumsum(host.astype(np.float64), axis=1))
+    if case in ("all", "wide"):  # values in two 64-bit slots: the flag word released after them
+        t0 = time.time()
+        host = rng.standard_normal(45 * 64 + 5) + 1j * rng.standard_normal(45 * 64 + 5)
+        host = host.astype(np.complex64)
+        out = heap.empty(host.shape, np.complex64)
+        scan.row_scan("sum", _put(host), out)
+        check("cumulative_sum complex64, one row", heap.get(out),
+              np.cumsum(host.astype(np.complex128)))
+        t0 = time.time()
+        signs = np.where(rng.random(45 * 64) < 0.5, -1, 1).astype(np.int64)
+        out = heap.empty(signs.shape, np.int64)
+        scan.row_scan("prod", _put(signs), out)
+        check("cumulative_prod int64, one row", heap.get(out), np.cumprod(signs), exact=True)
+    if case in ("all", "mask"):  # x[mask]: the flag scan with the fused compaction
+        t0 = time.time()
+        x = rng.standard_normal(46 * 128 - 3).astype(f32)
+        mask = rng.random(x.size) < 0.4
+        out = heap.empty(x.shape, f32)
+        count = scan.row_scan("sum", _put(mask.view(np.uint8)), out, flag=True, x=_put(x))
+        check("x[mask] float32, fused compaction", heap.get(out)[:count], x[mask], exact=True)
+        if count != mask.sum():
+            bad += 1
+            print("BAD count", count, "expected", mask.sum())
+    print("BAD", bad)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "all"))
