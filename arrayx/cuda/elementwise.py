@@ -568,8 +568,8 @@ def binary(name, a, b, dtype, out=None):
     return launch(name, op, (a, b), (dtype, dtype), shape, out)
 
 
-# Fast paths of unary() and binary(): (name, input dtypes..., device) -> everything a launch over
-# contiguous inputs of one dtype needs but the pointers (_make_fast), for _run_fast.
+# Fast paths of unary(), binary(), where() and astype(): (name or key, input dtypes..., device) ->
+# everything a launch over contiguous inputs needs but the pointers (_make_fast), for _run_fast.
 _fast: dict = {}
 
 
@@ -588,9 +588,9 @@ def _make_fast(dev_index, name, dtypes, op, key=None):
 
 
 def _run_fast(fp, shape, n, ptrs, bufs, phase):
-    """The vec kernel of `fp` over n > 0 elements of contiguous inputs at `ptrs` (of one dtype),
-    all `phase` bytes past a vector boundary, into a new array; None when the phase is not a
-    whole number of elements (the general path takes those). An offset view such as x[1:] runs
+    """The vec kernel of `fp` over n > 0 elements of contiguous inputs at `ptrs`, all `phase`
+    bytes past a vector boundary (inputs of one dtype when `phase` is not 0), into a new array;
+    None when the phase is not a whole number of elements (the general path takes those). An offset view such as x[1:] runs
     its aligned body, then its head through the same kernel's scalar path: one layout lookup
     instead of launch()'s (80 us of host time for x[1:] + y[1:] before the first launch on the
     H200's host, 2026-11-30)."""
