@@ -14,7 +14,7 @@ pytest.importorskip("numba.cuda")
 SIM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scan_sim.py")
 
 
-@pytest.mark.parametrize("case", ["sum", "segments", "wide", "mask"])
+@pytest.mark.parametrize("case", ["sum", "segments", "wide", "persistent", "mask"])
 def test_row_scans_on_the_simulator(case):
     run = subprocess.run([sys.executable, SIM, case], capture_output=True, text=True,
                          timeout=900)
