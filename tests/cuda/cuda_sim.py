@@ -1,6 +1,6 @@
 """Running arrayx's generated kernel source on numba's CUDA simulator, without a GPU: the pieces
 reduce_sim.py and scan_sim.py share. Import it first: it switches numba.cuda to the simulator
-for the whole process (hence the separate processes of test_reduce_host.py/test_scan_host.py).
+for the whole process (hence the separate processes of test_simulated_kernels.py).
 
 * warp shuffles (the simulator has none): a block's threads are Python threads, so a warp's 32
   lanes meet at a barrier, deposit their values and read their source lane's;

@@ -7,7 +7,7 @@ are checked against NumPy, including that the counters are back at 0 after every
     python tests/cuda/reduce_sim.py [all|sum|arg|rows|col|general]
 
 Prints one line a case and exits 1 when any is wrong. A separate process because the simulator
-replaces numba.cuda for the whole process (tests/cuda/test_reduce_host.py runs it).
+replaces numba.cuda for the whole process (tests/cuda/test_simulated_kernels.py runs it).
 """
 
 import random

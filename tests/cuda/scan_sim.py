@@ -11,7 +11,8 @@ never run: a tile's prefix, when it already had published an aggregate, only bec
 LAG tiles later. Tiles then walk back over windows of 32 aggregates, more than one when LAG is
 larger than 32, and stop at the nearest visible prefix, as on a GPU under load.
 
-Prints one line a case and exits 1 when any is wrong (tests/cuda/test_scan_host.py runs it).
+Prints one line a case and exits 1 when any is wrong (tests/cuda/test_simulated_kernels.py runs
+it).
 """
 
 import os
