@@ -761,10 +761,9 @@ def _plan(name, in_dt, out_dt, shape, strides, reduced_axes, order_free, align, 
 
 class _Scratch:
     """A stream's split-reduction scratch: COUNTERS uint32 group counters (zeroed once, left at
-    0 by every launch) then SCRATCH_PARTIAL_BYTES for partials. `prefixes`: per plan, the
-    pointer arguments after the input and output (partial arrays, counters)."""
+    0 by every launch) then SCRATCH_PARTIAL_BYTES for partials."""
 
-    __slots__ = ("buffer", "counters", "partials", "prefixes")
+    __slots__ = ("buffer", "counters", "partials")
 
 
 _scratches: dict = {}  # (device index, stream handle) -> _Scratch
@@ -779,7 +778,7 @@ def _scratch(dev, stream):
         # queued on this stream ahead of the first launch that takes a ticket
         elementwise.zero_scratch(dev, a.view((COUNTERS * 4,), (1,), 0, True))
         sc = _Scratch()
-        sc.buffer, sc.counters, sc.partials, sc.prefixes = a.buffer, a.ptr, a.ptr + COUNTERS * 4, {}
+        sc.buffer, sc.counters, sc.partials = a.buffer, a.ptr, a.ptr + COUNTERS * 4
         _scratches[key] = sc
     return sc
 
@@ -802,19 +801,15 @@ def _reduce_into(dev, name, a, reduced_axes, out, order_free):
              (a.buffer, out.buffer), plan.nbytes)
         return
     sc = _scratch(dev, stream)
-    prefix = sc.prefixes.get(plan)
-    if prefix is not None:
-        keep = (a.buffer, out.buffer, sc.buffer)
-    elif plan.partial_bytes <= SCRATCH_PARTIAL_BYTES:
-        if len(sc.prefixes) >= 4096:  # plans the lru dropped
-            sc.prefixes.clear()
-        prefix = sc.prefixes[plan] = tuple(sc.partials + o for o in plan.parts) + (sc.counters,)
+    if plan.partial_bytes <= SCRATCH_PARTIAL_BYTES:
+        partials = sc.partials
         keep = (a.buffer, out.buffer, sc.buffer)
     else:  # partials too many for the scratch (huge column tiles): a temporary of their own
         t = new_array(dev.index, (plan.partial_bytes,), np.dtype(np.uint8), dev.allocator)
-        prefix = tuple(t.ptr + o for o in plan.parts) + (sc.counters,)
+        partials = t.ptr
         keep = (a.buffer, out.buffer, sc.buffer, t.buffer)
-    kern(stream, plan.grid, BLOCK, (a.ptr + plan.shift, out.ptr) + prefix + plan.tail, keep,
+    kern(stream, plan.grid, BLOCK, (a.ptr + plan.shift, out.ptr)
+         + tuple([partials + o for o in plan.parts]) + (sc.counters,) + plan.tail, keep,
          plan.nbytes)
 
 
