@@ -26,17 +26,14 @@ sys.path.insert(0, HERE)
 
 from harness import Harness  # noqa: E402
 
-# (SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, PERSISTENT_BLOCKS_PER_SM). x[mask] (a flag scan with
-# compaction) keeps a head byte per element in shared memory beside the values (5 bytes an
-# element for float32), which caps its tile at 8192 elements; cumulative_sum of one row keeps
-# none (4 bytes), up to 11 vectors of 256 threads (11264 elements; more are cut to what fits).
-# Earlier runs: scan-sweep-2026-11-30*.log.
+# (SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS). x[mask] (a flag scan with compaction) keeps a
+# head byte per element in shared memory beside the values (5 bytes an element for float32),
+# which caps its tile at 8192 elements; cumulative_sum of one row keeps none (4 bytes), up to 11
+# vectors of 256 threads (11264 elements; more are cut to what fits). Earlier runs:
+# scan-sweep-2026-11-30*.log (the last also timed a persistent prototype, since removed).
 # The first setting timed ran slower than its repeats (0.834 ms, later 0.77): the defaults are
 # timed first and last.
-# The persistent prototype (scan.PERSISTENT_BLOCKS_PER_SM; cumulative_sum only, x[mask] is
-# not persistent) takes 126 registers at 256 x 11 (ptxas -v): 2 blocks an SM.
-SETTINGS = [(256, 8, 11, 0), (256, 8, 11, 2), (256, 8, 6, 2), (256, 8, 6, 3), (256, 8, 4, 3),
-            (256, 8, 4, 4), (256, 8, 11, 0)]
+SETTINGS = [(256, 8, 11), (256, 8, 8), (256, 8, 11)]
 
 
 def main():
@@ -71,12 +68,10 @@ def main():
     # the first setting timed ran slow (see SETTINGS): one untimed round first
     H.gpu_time("arrayx", lambda: xp.cumulative_sum(x), reps=a.reps)
     rows = []
-    for block, vectors, one_row, persistent in SETTINGS:
+    for block, vectors, one_row in SETTINGS:
         scan.SCAN_BLOCK, scan.SCAN_VECTORS, scan.ONE_ROW_VECTORS = block, vectors, one_row
-        scan.PERSISTENT_BLOCKS_PER_SM = persistent
         plain = scan.row_params(x.dtype, x.dtype, plain_row=True)[1]
-        setting = (f"{block} threads x {vectors} (one row {plain}) vectors"
-                   + (f", persistent {persistent}/SM" if persistent else ""))
+        setting = f"{block} threads x {vectors} (one row {plain}) vectors"
         try:
             got = cp.from_dlpack(xp.cumulative_sum(x))
             rel = float(cp.max(cp.abs(got - ref))) / scale

@@ -80,19 +80,17 @@ BLOCK = 256              # threads per block of the column scan and the flag con
 # waiting only for the words nearer than the nearest complete prefix (no change), nanosleep
 # between polls (no change, scan-sweep-2026-11-30*.log). The likely cause is the latency of the
 # status reads behind the streaming loads (in flight / bandwidth, microseconds), during which the
-# block holds its tile; overlapping it with the next tile's loads (a persistent, double-buffered
-# block) is the next design to try.
+# block holds its tile. Overlapping it with the next tile's loads in registers was slower: a
+# persistent prototype (blocks looping over tiles, issuing the next tile's loads before the
+# look-back; commit 9ae05a8, removed since) took 126 registers at 256 x 11 (2 blocks an SM) and
+# ran at 0.39 of the copy, 0.33 at 256 x 6 and 3 blocks an SM, 0.26-0.27 at 256 x 4 and 3-4
+# (benchmarks/results/scan-sweep-2026-11-30-session5.log, against 0.66-0.67 for this kernel).
 SCAN_BLOCK = 256
 SCAN_VECTORS = 8
 # One plain row (a 1-D scan, no mask compaction) has no segment heads past its first element, so
 # its tile keeps no per-element head flags in shared memory and holds more vectors: this many
 # (of 16 bytes, for elements of 4 bytes or more, as SCAN_VECTORS), 45 KiB of float32 values.
 ONE_ROW_VECTORS = 11
-# One plain row (1-D cumulative sums and products, flag scans without compaction) as a
-# persistent scan when not 0: this many blocks an SM loop over the tiles, each issuing its next
-# tile's loads before its look-back (_persistent_body). A prototype, not measured yet: 0 (one
-# tile a block, as before) until a GPU run shows it faster (benchmarks/scan_sweep.py).
-PERSISTENT_BLOCKS_PER_SM = 0
 SHARED_LIMIT = 48 * 1024  # static shared memory per block
 SHARED_RESERVE = 2048     # of it, for the tile's small arrays (warp totals, the prefix)
 COLUMN_MIN = 1 << 16     # columns needed to fill the GPU with one thread per column
@@ -282,8 +280,7 @@ def _guarded_loads(names, ptr, first, addrs, fill, vector, indent):
 
 
 def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_kind: str,
-             bits: int, segmented: bool = True, moved: str | None = None,
-             persistent: bool = False):
+             bits: int, segmented: bool = True, moved: str | None = None):
     """Decoupled look-back scan of the flat (M, K) sequence, segment heads every K elements
     (`segmented` False: one row, M == 1, no per-element row arithmetic).
     `in_kind`/`out_kind`: 'v' (flat and 16-byte aligned: vector access) or 's' (element (r, p)
@@ -389,7 +386,6 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     tile = sh_t[0]
     base = tile * {TILE} + warp * {WCHUNK}""")
     # every load of the thread first, then the lane-serial segmented scan of each vector
-    loads_at = len(b)
     for v in range(V):
         sfx = f"{v}"
         add(f"    f{sfx} = base + {v * 32 * N} + lane * {N}")
@@ -398,7 +394,6 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
                  for j in range(N)]
         b.extend(_guarded_loads([f"x{sfx}_{j}" for j in range(N)], "inp", f"f{sfx}", addrs, raw0,
                                 in_kind == "v", "    "))
-    scan_at = len(b)
     for v in range(V):
         sfx = f"{v}"
         add(f"    s_0 = {_transform(src, D, flag, f'x{sfx}_0')}\n"
@@ -534,13 +529,9 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
         else:
             b.extend("        " + s for s in scalar)
 
-    if persistent:
-        assert plain, "a persistent row scan keeps no per-element flags"
-        b = _persistent_body(b, loads_at, scan_at, TILE, WCHUNK)
     what = f"select_{moved}" if moved else ("flag" if flag else op)
     kname = (f"scan_{what}_{src.name if src != BOOL else 'bool'}_to_{Dn}_"
-             f"{in_kind}{out_kind}{bits}{'' if segmented else 'r'}_t{T}x{V}"
-             + ("p" if persistent else ""))
+             f"{in_kind}{out_kind}{bits}{'' if segmented else 'r'}_t{T}x{V}")
     args = "out, inp, status, total, K, in_rs, in_cs, out_rs, out_cs"
     argtypes = (f"{moved or Dn}*", f"{_elem(src)}*", "uint64*") + ("int64",) * 6
     if moved:
@@ -548,27 +539,6 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
         argtypes += (f"{moved}*",)
     src_text = (PREAMBLE + SYNC_SOURCE + f"\n\ndef {kname}({args}):\n" + "\n".join(b) + "\n")
     return compiler.KernelSpec(kname, src_text, kname, argtypes)
-
-
-def _persistent_body(b, loads_at, scan_at, TILE, WCHUNK):
-    """The one-tile body `b` of a plain row scan (its loads at b[loads_at:scan_at]) turned into a
-    loop over tiles: after a tile's aggregate is out, the block takes its next tile id and issues
-    that tile's loads, whose data arrive while warp 0 looks back and the block stores the
-    current tile (the look-back's latency, not the tile's work, is what the scan waits on:
-    scan_lookback_probe.py)."""
-    loads = "\n".join(b[loads_at:scan_at])
-    next_loads = loads.replace(" = base + ", " = nbase + ")
-    assert next_loads != loads
-    rest = "\n".join(b[scan_at:])
-    totals = "    if lane == 0:\n        sh_h[warp] = ch\n        sh_a[warp] = ca\n    cuda.syncthreads()\n"
-    assert rest.count(totals) == 1
-    rest = rest.replace(totals, "    if tid == 0:\n        sh_t[0] = int64(atom_add(status, int64(0), "
-                        "uint64(1)))\n" + totals + "    nxt = sh_t[0]\n"
-                        f"    nbase = nxt * {TILE} + warp * {WCHUNK}\n" + next_loads + "\n")
-    loop = [f"    ntiles = (total + {TILE - 1}) // {TILE}", loads, "    while tile < ntiles:"]
-    loop += ["    " + line if line else line for line in rest.split("\n")]
-    loop += ["        cuda.syncthreads()", "        tile = nxt", "        base = nbase"]
-    return b[:loads_at] + loop
 
 
 # ---- the column-scan kernel ---------------------------------------------------------------------
@@ -752,20 +722,16 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
     tiles = -(-total // TILE)
     bits = 32 if total + TILE <= layout.INT32_MAX else 64
     dev = runtime.get_device(a.device_index)
-    persistent = bool(PERSISTENT_BLOCKS_PER_SM) and not segmented and x is None
-    key = ("row", op, src, D, flag, in_kind, out_kind, bits, segmented, moved, N, V, T,
-           persistent)
+    key = ("row", op, src, D, flag, in_kind, out_kind, bits, segmented, moved, N, V, T)
     kern = compiler.cached_kernel(dev.index, "scan", key,
                                   lambda: row_spec(op, src, D, flag, in_kind, out_kind, bits,
-                                                   segmented, moved, persistent))
-    grid = min(tiles, PERSISTENT_BLOCKS_PER_SM * dev.multiprocessor_count) if persistent \
-        else tiles
+                                                   segmented, moved))
     words = 1 + tiles * status_words(D)
     status = new_array(dev.index, (words + (x is not None),), _U64, dev.allocator)
     elementwise.zero_scratch(dev, status)
     args = (dst.ptr, a.ptr, status.ptr, total, K, in_rs, in_cs, out_rs, out_cs)
     if x is None:
-        kern(dev.stream, grid, T, args, (dst.buffer, a.buffer, status.buffer),
+        kern(dev.stream, tiles, T, args, (dst.buffer, a.buffer, status.buffer),
              total * (src.itemsize + D.itemsize))
         return None
     kern(dev.stream, tiles, T, args + (x.ptr,), (dst.buffer, a.buffer, status.buffer, x.buffer),

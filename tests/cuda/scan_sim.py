@@ -1,7 +1,7 @@
 """Run arrayx's row scan (arrayx/cuda/scan.py row_scan: its host side and its decoupled look-back
 kernel) on numba's CUDA simulator, without a GPU, against NumPy.
 
-    python tests/cuda/scan_sim.py [all|sum|segments|wide|persistent|mask]
+    python tests/cuda/scan_sim.py [all|sum|segments|wide|mask]
 
 Device memory is a NumPy heap (test_indexing_host.Heap), the kernels' intrinsics (status word
 loads and stores, the tile counter, bit casts) are emulated, tiles are small (32 threads x 1
@@ -188,21 +188,6 @@ def main(case):
         out = heap.empty(signs.shape, np.int64)
         scan.row_scan("prod", _put(signs), out)
         check("cumulative_prod int64, one row", heap.get(out), np.cumprod(signs), exact=True)
-    if case in ("all", "persistent"):  # blocks looping over tiles (scan.PERSISTENT_*)
-        scan.PERSISTENT_BLOCKS_PER_SM = 2
-        t0 = time.time()
-        host = rng.standard_normal(45 * 128 + 37).astype(f32)
-        out = heap.empty(host.shape, f32)
-        scan.row_scan("sum", _put(host), out)
-        check("persistent cumulative_sum float32, one row", heap.get(out),
-              np.cumsum(host.astype(np.float64)))
-        t0 = time.time()
-        signs = np.where(rng.random(45 * 64 + 3) < 0.5, -1, 1).astype(np.int64)
-        out = heap.empty(signs.shape, np.int64)
-        scan.row_scan("prod", _put(signs), out)
-        check("persistent cumulative_prod int64, one row", heap.get(out), np.cumprod(signs),
-              exact=True)
-        scan.PERSISTENT_BLOCKS_PER_SM = 0
     if case in ("all", "mask"):  # x[mask]: the flag scan with the fused compaction
         t0 = time.time()
         x = rng.standard_normal(46 * 128 - 3).astype(f32)

@@ -277,11 +277,12 @@ def test_split_reduce_kernels_fold_in_the_last_block(name, spec):
         assert f"ld.global{LOAD_HINT}.v4.{'u32' if LOAD_HINT else 'f32'}" in ptx
     if name == "sum-f32-column":
         assert "ld.global.v4.f32" in ptx
-    if "column" in name:  # registers capped so that COLUMN_SPLIT_BLOCKS_PER_SM blocks fit
-        from arrayx.cuda.reduce import BLOCK, COLUMN_SPLIT_BLOCKS_PER_SM
-        assert spec.launch_bounds == (BLOCK, COLUMN_SPLIT_BLOCKS_PER_SM)
-        assert f".maxntid {BLOCK}" in ptx
-        assert f".minnctapersm {COLUMN_SPLIT_BLOCKS_PER_SM}" in ptx
+    # registers capped so that COLUMN_SPLIT_BLOCKS_PER_SM (GROUP_SPLIT_BLOCKS_PER_SM) blocks fit
+    from arrayx.cuda.reduce import BLOCK, COLUMN_SPLIT_BLOCKS_PER_SM, GROUP_SPLIT_BLOCKS_PER_SM
+    blocks = COLUMN_SPLIT_BLOCKS_PER_SM if "column" in name else GROUP_SPLIT_BLOCKS_PER_SM
+    assert spec.launch_bounds == (BLOCK, blocks)
+    assert f".maxntid {BLOCK}" in ptx
+    assert f".minnctapersm {blocks}" in ptx
 
 
 # --- gather/scatter (indexing.py) and repeat (manipulation.py) -----------------------------

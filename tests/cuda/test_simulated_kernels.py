@@ -18,7 +18,7 @@ pytest.importorskip("numba.cuda")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = [("reduce_sim.py", case) for case in ("sum", "arg", "rows", "col", "general")] + \
-    [("scan_sim.py", case) for case in ("sum", "segments", "wide", "persistent", "mask")]
+    [("scan_sim.py", case) for case in ("sum", "segments", "wide", "mask")]
 
 
 @pytest.mark.parametrize("script, case", CASES)
