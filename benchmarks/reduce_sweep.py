@@ -5,7 +5,7 @@
 For each case (sum of 2^28 float32, row sums and column sums of the same data as 16k x 16k,
 argmax of 2^28 float32) and each candidate setting of the module constants of
 arrayx/cuda/reduce.py (UNROLL, COLUMN_UNROLL, BLOCKS_PER_SM, ROW_BLOCK_MIN_K, SPLIT_FILL,
-LOAD_HINT, GROUP_SPLIT_BLOCKS_PER_SM; the
+LOAD_HINT; the
 plan and kernel caches are cleared between settings), prints the median time of 10 CUDA-event-
 timed calls and its ratio to the device-to-device copy of the same 1 GiB in the same run (bytes
 read, as reduce_bench.py counts them), twice:
@@ -40,7 +40,7 @@ PIPELINE = 10
 # LOAD_HINT compiles new kernels (about 1 s each), BLOCKS_PER_SM, ROW_BLOCK_MIN_K and SPLIT_FILL
 # do not. (Earlier sweeps: reduce.py's comments and benchmarks/results/reduce-sweep-*.log.)
 SETTINGS = {
-    "sum 2^28 float32": [{}, {"BLOCKS_PER_SM": 5, "GROUP_SPLIT_BLOCKS_PER_SM": 5}, {}],
+    "sum 2^28 float32": [{}, {"UNROLL": 8}, {}],
     "row sums 16k x 16k": [{}],
     "column sums 16k x 16k": [{}],
     "argmax 2^28 float32": [{}, {"ARG_UNROLL": 8}, {}],
@@ -57,7 +57,7 @@ def main():
     n = 1 << LOG2N
     side = 1 << (LOG2N // 2)
     knobs = ("UNROLL", "ARG_UNROLL", "COLUMN_UNROLL", "BLOCKS_PER_SM", "ROW_BLOCK_MIN_K",
-             "SPLIT_FILL", "LOAD_HINT", "GROUP_SPLIT_BLOCKS_PER_SM")
+             "SPLIT_FILL", "LOAD_HINT")
     defaults = {k: getattr(R, k) for k in knobs}
 
     def configure(setting):

@@ -26,14 +26,15 @@ sys.path.insert(0, HERE)
 
 from harness import Harness  # noqa: E402
 
-# (SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS). x[mask] (a flag scan with compaction) keeps a
-# head byte per element in shared memory beside the values (5 bytes an element for float32),
-# which caps its tile at 8192 elements; cumulative_sum of one row keeps none (4 bytes), up to 11
-# vectors of 256 threads (11264 elements; more are cut to what fits). Earlier runs:
-# scan-sweep-2026-11-30*.log (the last also timed a persistent prototype, since removed).
+# (SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, LOOKBACK_WARP). x[mask] (a flag scan with
+# compaction) keeps a head byte per element in shared memory beside the values (5 bytes an
+# element for float32), which caps its tile at 8192 elements; cumulative_sum of one row keeps
+# none (4 bytes), up to 11 vectors of 256 threads (11264 elements; more are cut to what fits).
+# Both are one row, so LOOKBACK_WARP applies to both. Earlier runs: scan-sweep-2026-11-30*.log
+# (session 5's first also timed a persistent prototype, since removed).
 # The first setting timed ran slower than its repeats (0.834 ms, later 0.77): the defaults are
 # timed first and last.
-SETTINGS = [(256, 8, 11), (256, 8, 8), (256, 8, 11)]
+SETTINGS = [(256, 8, 11, True), (256, 8, 11, False), (256, 8, 10, True), (256, 8, 11, True)]
 
 
 def main():
@@ -68,10 +69,12 @@ def main():
     # the first setting timed ran slow (see SETTINGS): one untimed round first
     H.gpu_time("arrayx", lambda: xp.cumulative_sum(x), reps=a.reps)
     rows = []
-    for block, vectors, one_row in SETTINGS:
+    for block, vectors, one_row, lookback_warp in SETTINGS:
         scan.SCAN_BLOCK, scan.SCAN_VECTORS, scan.ONE_ROW_VECTORS = block, vectors, one_row
+        scan.LOOKBACK_WARP = lookback_warp
         plain = scan.row_params(x.dtype, x.dtype, plain_row=True)[1]
-        setting = f"{block} threads x {vectors} (one row {plain}) vectors"
+        setting = (f"{block} threads x {vectors} (one row {plain}) vectors"
+                   + (" + look-back warp" if lookback_warp else ""))
         try:
             got = cp.from_dlpack(xp.cumulative_sum(x))
             rel = float(cp.max(cp.abs(got - ref))) / scale

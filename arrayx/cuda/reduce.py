@@ -88,16 +88,6 @@ COLUMN_SHARED_BYTES = 32768
 # to 54 (4 blocks), and 16k x 16k column sums from 241 to 258 us on the H200 (2026-11-30,
 # latency_probe.py); capped, 48 registers and no spills (ptxas -v).
 COLUMN_SPLIT_BLOCKS_PER_SM = 5
-# The same cap for the split contig/general kernels: ptxas then keeps 9 of a lane's 16 loads of
-# a float32 sum in flight (62 registers) instead of 4 (46). Measured with the blocks of a split
-# taking interleaved chunks (group_spec), which is what made the difference (benchmarks/results/
-# reduce-sweep-2026-11-30-session5*.log; 2^28 float32, one call / back to back, of the copy):
-# sum with each block reading one contiguous 1/S of the row 0.964-0.986 / 1.029-1.037, capped at
-# 4 blocks an SM 1.004 / 1.049; interleaved 1.032 / 1.086, interleaved and capped 1.031-1.046 /
-# 1.087-1.092; argmax contiguous 0.961-0.966 / 1.004-1.008, interleaved 1.015 / 1.062. Neither
-# 5 or 6 blocks an SM (48 and 40 registers, 6 and 4 loads in flight) nor several waves of
-# blocks did better.
-GROUP_SPLIT_BLOCKS_PER_SM = 4
 # Split reductions' per-stream scratch (see _Scratch): group counters (a split has fewer groups
 # than one wave of blocks, BLOCKS_PER_SM * SMs, so this is generous) and the partials of one
 # launch (2^28 float32: 528 partials; 16k x 16k column sums: 5 x 16384; more takes a temporary)
@@ -397,7 +387,13 @@ def group_spec(op, lay, T, N, vec, Dk, Dr, split, bits):
             return lines
 
         # the row's vectors in chunks of C (each lane's `unroll` loads at once), block s of its
-        # S taking chunks s, s + S, ...: the blocks of a split stream through the row together
+        # S taking chunks s, s + S, ...: the blocks of a split stream through the row together.
+        # One contiguous 1/S of the row a block was slower (benchmarks/results/reduce-sweep-
+        # 2026-11-30-session5*.log; 2^28 float32, one call / back to back, of the copy): sum
+        # 0.964-0.986 / 1.029-1.037 against 1.031-1.046 / 1.086-1.092 interleaved; argmax
+        # 0.961-0.966 / 1.004-1.008 against 1.015 / 1.062. Capping the registers for 4-6 blocks
+        # an SM (ptxas then keeps up to 9 of a lane's 16 float32 loads in flight, not 4), more
+        # waves of blocks or 8 argmax loads a lane changed the interleaved kernels by <= 1%.
         C = _unroll(op) * T
         work += [f"v = s * {C} + lane", f"while v - lane + {C} <= nv:"]
         work += _indent(vectors(range(_unroll(op))), 4) + [f"    v += S * {C}"]
@@ -434,8 +430,7 @@ def group_spec(op, lay, T, N, vec, Dk, Dr, split, bits):
             f"_{lay}_t{T}" + (f"v{N}" if vec else "") + f"_k{Dk}" +
             (f"r{Dr}" if lay == "general" else "") + f"_{bits}" + ("_split" if split else ""))
     hinted = lay == "contig" and vec and _hinted(op)
-    return _spec(name, args, types, body, [N] if hinted else None, split,
-                 (BLOCK, GROUP_SPLIT_BLOCKS_PER_SM) if split else ())
+    return _spec(name, args, types, body, [N] if hinted else None, split)
 
 
 def _combine_warps(op, N, W, where_ok, store):
@@ -699,8 +694,7 @@ def _plan_rows(plan, sms, op, lay, ksh, kst, rsh, rst, K, count, vec, align):
     ksh, kst = _pad(ksh, kst, Dk)
     bits = 32 if M < 2**31 and K < 2**31 else 64
     split = S > 1
-    plan.key = ("group", op.key(), lay, T, N, vec, Dk, Dr, split, bits, _unroll(op), LOAD_HINT,
-                GROUP_SPLIT_BLOCKS_PER_SM if split else 0)
+    plan.key = ("group", op.key(), lay, T, N, vec, Dk, Dr, split, bits, _unroll(op), LOAD_HINT)
     plan.build = lambda: group_spec(op, lay, T, N, vec, Dk, Dr, split, bits)
     tail = [align, K, S, float(count), M] + list(ksh) + list(kst)
     if lay == "general":

@@ -24,9 +24,12 @@ identity is ever combined in: -0.0 sums and complex products come out as NumPy's
   trips are the critical path, low. A byte per element beside the values says whether the
   element is 'open' (no segment head before it in its warp's chunk: it takes the prefix); one
   plain row (no segments, no compaction) needs none, so its tiles are larger (ONE_ROW_VECTORS).
-* Tile status words (a zeroed scratch from the allocator): flag 0 invalid, 1 aggregate (this
-  tile's total, no segment head in it), 2 inclusive prefix (complete: nothing before it
-  matters). A tile publishes its aggregate (or directly its prefix when it holds a head), then
+* Tile status words, in a per-stream area kept between launches (_status_area; zeroed once, when
+  allocated): flag 1 aggregate (this tile's total, no segment head in it), 2 inclusive prefix
+  (complete: nothing before it matters), tagged with the launch's epoch (flag + 4 x epoch, one
+  more epoch a launch), so the words of earlier launches read as not yet published and no
+  launch clears the area; the tile counter is never reset either: a launch's tile ids count
+  from the counter's value before it (`first`). A tile publishes its aggregate (or directly its prefix when it holds a head), then
   warp 0 looks back 32 predecessors at a time (a warp-wide spin, a shuffle reduction of the
   window truncated at its nearest complete prefix) and publishes its inclusive prefix. Values of
   at most 32 bits share one 64-bit word with the flag (relaxed strong loads and stores: the word
@@ -44,8 +47,8 @@ numbers with either part nonzero count), into int32 ranks (int64 past 2^31 eleme
 is the last rank (one device-to-host read), then one kernel writes coordinates (nonzero) or the
 selected rows (x[mask] with a mask over x's leading dims only). x[mask] with a mask of x's shape
 is one fused kernel: the flag scan's second pass moves each selected element of x (16-byte
-vector reads) to out[rank - 1] instead of storing ranks, and writes the count to a status word
-(the one sync). The output is allocated at x.size elements before the count is known; the
+vector reads) to out[rank - 1] instead of storing ranks, and writes the count to the status
+area's second word (the one sync). The output is allocated at x.size elements before the count is known; the
 result is a view of its first `count` when at least half is selected, else a copy of it, so the
 oversized allocation goes back to the cache at once.
 x[mask] = value with a Python scalar, or a value constant along the selection, is one where
@@ -54,6 +57,8 @@ element needs the ranks (one sync checks its length) and a scatter kernel.
 """
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 
@@ -91,12 +96,21 @@ SCAN_VECTORS = 8
 # its tile keeps no per-element head flags in shared memory and holds more vectors: this many
 # (of 16 bytes, for elements of 4 bytes or more, as SCAN_VECTORS), 45 KiB of float32 values.
 ONE_ROW_VECTORS = 11
+# One row (not segmented): the block gets a warp more than the tile's threads, which publishes
+# the tile's sum as soon as the tile's warps have added up their loads and then looks back while
+# they scan (row_spec's lookback_warp), instead of warp 0 doing both in turn. On the H200
+# (scan-sweep-2026-11-30-session5-run2.log, 2^28 float32 cumulative_sum, of the copy): 256 x 11
+# 0.66 without, 0.72 with (56 registers: 4 blocks of 288 threads an SM still fit); 224 x 11
+# 0.69, 256 x 10 0.69, 256 x 8 0.64, 128 x 11 0.68. x[mask] of 2^26 float32: 0.438 -> 0.424 ms.
+LOOKBACK_WARP = True
 SHARED_LIMIT = 48 * 1024  # static shared memory per block
 SHARED_RESERVE = 2048     # of it, for the tile's small arrays (warp totals, the prefix)
 COLUMN_MIN = 1 << 16     # columns needed to fill the GPU with one thread per column
 COLUMN_UNROLL = 8        # loads in flight per thread in the column scan
 FLAG_AGGREGATE = 1
 FLAG_PREFIX = 2
+EPOCH_LIMIT = (1 << 30) - 1  # flag + 4 x epoch must fit the 32 flag bits of a one-word status
+STATUS_HEAD = 2  # words before the tiles' statuses: the tile counter, x[mask]'s count
 # a thread's global index, 64-bit (cuda.grid(1) may be 32-bit)
 GID = "(int64(cuda.blockIdx.x) * int64(cuda.blockDim.x) + int64(cuda.threadIdx.x))"
 _I32 = np.dtype("int32")
@@ -279,22 +293,41 @@ def _guarded_loads(names, ptr, first, addrs, fill, vector, indent):
         [f"{indent}    {line}" for line in scalar]
 
 
+def _has_lookback_warp(segmented: bool) -> bool:
+    return LOOKBACK_WARP and not segmented
+
+
+def _nested(lines):
+    """Source `lines` (entries may hold several lines) one level deeper."""
+    return ["\n".join("    " + line if line else line for line in entry.split("\n"))
+            for entry in lines]
+
+
 def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_kind: str,
-             bits: int, segmented: bool = True, moved: str | None = None):
+             bits: int, segmented: bool = True, moved: str | None = None,
+             lookback_warp: bool | None = None):
     """Decoupled look-back scan of the flat (M, K) sequence, segment heads every K elements
     (`segmented` False: one row, M == 1, no per-element row arithmetic).
     `in_kind`/`out_kind`: 'v' (flat and 16-byte aligned: vector access) or 's' (element (r, p)
     at r * row stride + p * column stride: any other view). `moved` (a flag scan of one row
     only): the raw element type of x for a fused mask compaction: instead of storing ranks,
     the selected elements of the flat contiguous x (`out_kind` 'v': read by vectors, 's': by
-    elements) go to out[rank - 1] and the total count to status[1 + tiles * words].
+    elements) go to out[rank - 1] and the total count to status[1].
+    `status`: the stream's status area (_status_area); its tile words are published with flags
+    above `e4` (4 x the launch's epoch) and tile ids count from `first`.
 
     First the thread's V vectors are all loaded (in flight together), scanned serially per lane
     and parked in shared memory; a loop over the V rounds (small code: numba's compile time grows
     fast with unrolled code) does the warp scans and leaves the warp-inclusive values with an
     'open' flag (no segment head between the warp chunk's start and the element). After the
-    look-back a second loop adds the tile + block prefix to the open elements and stores."""
+    look-back a second loop adds the tile + block prefix to the open elements and stores.
+    `lookback_warp` (one row only, not `segmented`; None: as LOOKBACK_WARP says): the block has
+    one warp more than the tile's T threads; the tile's warps add up their values right after
+    the loads, and while they scan, that warp publishes the tile's aggregate and looks back."""
     assert moved is None or (flag and not segmented)
+    if lookback_warp is None:
+        lookback_warp = _has_lookback_warp(segmented)
+    assert not (lookback_warp and segmented), "a segmented tile's aggregate needs its scan"
     # 'open' flags (bit 0: no segment head between the warp chunk's start and the element; bit
     # 1: selected) are kept per element unless the row is plain: then every element is open
     # except those of the first warp chunk of the row, whose prefix is empty anyway
@@ -328,13 +361,14 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
         # flag and value in one word: relaxed (strong, L2-coherent) accesses suffice, the word
         # is self-contained and nothing else is read through it
         add(f"""    def publish(t, fl, val):
-        st_relaxed(status, int64(1) + t, (uint64(fl) << uint64(32)) | {_to_bits(L, 'val')})
+        st_relaxed(status, int64({STATUS_HEAD}) + t,
+                   (uint64(e4 + fl) << uint64(32)) | {_to_bits(L, 'val')})
 
     def read(t):
-        w = ld_relaxed(status, int64(1) + t)
-        while (w >> uint64(32)) == uint64(0):
-            w = ld_relaxed(status, int64(1) + t)
-        return int32(w >> uint64(32)), {_from_bits(L, 'w')}""")
+        w = ld_relaxed(status, int64({STATUS_HEAD}) + t)
+        while (w >> uint64(32)) <= uint64(e4):
+            w = ld_relaxed(status, int64({STATUS_HEAD}) + t)
+        return int32((w >> uint64(32)) & uint64(3)), {_from_bits(L, 'w')}""")
     else:
         parts = ["val.real", "val.imag"] if count == 2 else ["val"]
         stores = "\n".join(f"        status[slot + {k}] = {_to_bits(L, p)}"
@@ -342,16 +376,17 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
         loads = [_from_bits(L, f"ld_relaxed(status, slot + {k})") for k in range(count)]
         value = f"{Dn}(complex({loads[0]}, {loads[1]}))" if count == 2 else loads[0]
         add(f"""    def publish(t, fl, val):
-        base = int64(1) + t * {words}
+        base = int64({STATUS_HEAD}) + t * {words}
         slot = base + 1 + (0 if fl == {FLAG_AGGREGATE} else {count})
 {stores}
-        st_release(status, base, uint64(fl))
+        st_release(status, base, uint64(e4 + fl))
 
     def read(t):
-        base = int64(1) + t * {words}
+        base = int64({STATUS_HEAD}) + t * {words}
         fl = ld_acquire(status, base)
-        while fl == uint64(0):
+        while fl <= uint64(e4):
             fl = ld_acquire(status, base)
+        fl = fl & uint64(3)
         slot = base + 1 + (0 if fl == uint64({FLAG_AGGREGATE}) else {count})
         return int32(fl), {value}""")
 
@@ -377,15 +412,17 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     sh_t = cuda.shared.array(1, int64)
     sh_pv = cuda.shared.array(1, int32)
     sh_pa = cuda.shared.array(1, {Dn})
+{f"    sh_r = cuda.shared.array({WARPS}, {Dn}){chr(10)}" if lookback_warp else ""}\
     tid = cuda.threadIdx.x
     lane = int32(tid & 31)
     warp = int32(tid >> 5)
     if tid == 0:
-        sh_t[0] = int64(atom_add(status, int64(0), uint64(1)))
+        sh_t[0] = int64(atom_add(status, int64(0), uint64(1))) - first
     cuda.syncthreads()
     tile = sh_t[0]
     base = tile * {TILE} + warp * {WCHUNK}""")
     # every load of the thread first, then the lane-serial segmented scan of each vector
+    tile_at = len(b)
     for v in range(V):
         sfx = f"{v}"
         add(f"    f{sfx} = base + {v * 32 * N} + lane * {N}")
@@ -402,8 +439,19 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
             add(f"    c_{j} = {_transform(src, D, flag, f'x{sfx}_{j}')}")
             add(f"    s_0 = c_{j} if p{sfx}_{j} == 0 else {OP('s_0', f'c_{j}')}")
             add(f"    sh_s[{v * 32 * N + 32 * j} + warp * {WCHUNK} + lane] = s_0")
+        if lookback_warp:  # s_0: the vector's total (a row has no head past its first element)
+            add("    tt = s_0" if v == 0 else f"    tt = {OP('tt', 's_0')}")
+    if lookback_warp:  # the warp's sum to lane 0, then to shared memory for the look-back warp
+        add(f"""    d = 16
+    while d >= 1:
+        tt = {OP('tt', 'shdn(tt, d)')}
+        d //= 2
+    if lane == 0:
+        sh_r[warp] = tt""")
+        b[tile_at:] = [f"    if warp < {WARPS}:"] + _nested(b[tile_at:]) + ["    cuda.syncthreads()"]
     # the warp's inclusive scan of each round, then the prefix of this lane's vector within the
     # warp's chunk: the carry of earlier rounds, then the earlier lanes of this round
+    rounds_at = len(b)
     add(f"""    cv = int32(0)
     ch = int32(0)
     ca = {zero}
@@ -446,25 +494,16 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     # warp totals -> the block prefix of each warp; warp 0 publishes and looks back
     first_head = (f"int32(({ut}(tile) * {ut}({TILE})) % {ut}(K) == 0)" if segmented
                   else "int32(tile == 0)")
-    add(f"""    if lane == 0:
+    add("""    if lane == 0:
         sh_h[warp] = ch
-        sh_a[warp] = ca
-    cuda.syncthreads()
-    bv = int32(0)
+        sh_a[warp] = ca""")
+    block_prefix = f"""    bv = int32(0)
     bh = int32(0)
     ba = {zero}
     for w in range({WARPS}):
         if w < warp:
-            bv, bh, ba = comb(bv, bh, ba, int32(1), sh_h[w], sh_a[w])
-    if warp == 0:
-        tv = int32(0)
-        th = int32(0)
-        ta = {zero}
-        for w in range({WARPS}):
-            tv, th, ta = comb(tv, th, ta, int32(1), sh_h[w], sh_a[w])
-        if lane == 0:
-            publish(tile, {FLAG_PREFIX} if th != 0 else {FLAG_AGGREGATE}, ta)
-        xv = int32(0)
+            bv, bh, ba = comb(bv, bh, ba, int32(1), sh_h[w], sh_a[w])"""
+    lookback = f"""        xv = int32(0)
         xa = {zero}
         if {first_head} == 0:
             j = tile - 1 - lane
@@ -494,9 +533,38 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
                 publish(tile, {FLAG_PREFIX}, {OP('xa', 'ta')})
         if lane == 0:
             sh_pv[0] = xv
-            sh_pa[0] = xa
-    cuda.syncthreads()
-    gv, gh, ga = comb(sh_pv[0], int32(0), sh_pa[0], bv, bh, ba)
+            sh_pa[0] = xa"""
+    publish_aggregate = f"""        if lane == 0:
+            publish(tile, {FLAG_PREFIX} if th != 0 else {FLAG_AGGREGATE}, ta)"""
+    if lookback_warp:  # its tile sum is ready: publish it and look back while the tile scans
+        rounds = b[rounds_at:]
+        del b[rounds_at:]
+        add(f"""    if warp == {WARPS}:
+        ta = sh_r[0]
+        for w in range(1, {WARPS}):
+            ta = {OP('ta', 'sh_r[w]')}
+        th = {first_head}""")
+        add(publish_aggregate)
+        add(lookback)
+        b.append("    else:")
+        b.extend(_nested(rounds))
+        add("    cuda.syncthreads()")
+        final_at = len(b)
+        add(block_prefix)
+    else:
+        add("    cuda.syncthreads()")
+        add(block_prefix)
+        add(f"""    if warp == 0:
+        tv = int32(0)
+        th = int32(0)
+        ta = {zero}
+        for w in range({WARPS}):
+            tv, th, ta = comb(tv, th, ta, int32(1), sh_h[w], sh_a[w])""")
+        add(publish_aggregate)
+        add(lookback)
+        add("    cuda.syncthreads()")
+        final_at = len(b)
+    add(f"""    gv, gh, ga = comb(sh_pv[0], int32(0), sh_pa[0], bv, bh, ba)
     for v in range({V}):
         f = base + (v * 32 + lane) * {N}
         li = v * {32 * N} + warp * {WCHUNK} + lane""")
@@ -514,9 +582,7 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
                                 "        "))
         for j in range(N):
             add(f"        if (o_{j} & 2) != 0:\n            out[int64(y_{j}) - 1] = m_{j}")
-            add(f"        if f + {j} == total - 1:\n"
-                f"            status[int64(1) + int64(({TILE} - 1 + total) // {TILE}) * {words}]"
-                f" = uint64(y_{j})")
+            add(f"        if f + {j} == total - 1:\n            status[1] = uint64(y_{j})")
     else:
         scalar = []
         for j in range(N):
@@ -529,11 +595,14 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
         else:
             b.extend("        " + s for s in scalar)
 
+    if lookback_warp:
+        b[final_at:] = [f"    if warp < {WARPS}:"] + _nested(b[final_at:])
     what = f"select_{moved}" if moved else ("flag" if flag else op)
     kname = (f"scan_{what}_{src.name if src != BOOL else 'bool'}_to_{Dn}_"
-             f"{in_kind}{out_kind}{bits}{'' if segmented else 'r'}_t{T}x{V}")
-    args = "out, inp, status, total, K, in_rs, in_cs, out_rs, out_cs"
-    argtypes = (f"{moved or Dn}*", f"{_elem(src)}*", "uint64*") + ("int64",) * 6
+             f"{in_kind}{out_kind}{bits}{'' if segmented else 'r'}_t{T}x{V}"
+             + ("l" if lookback_warp else ""))
+    args = "out, inp, status, first, e4, total, K, in_rs, in_cs, out_rs, out_cs"
+    argtypes = (f"{moved or Dn}*", f"{_elem(src)}*", "uint64*") + ("int64",) * 8
     if moved:
         args += ", x"
         argtypes += (f"{moved}*",)
@@ -722,21 +791,60 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
     tiles = -(-total // TILE)
     bits = 32 if total + TILE <= layout.INT32_MAX else 64
     dev = runtime.get_device(a.device_index)
-    key = ("row", op, src, D, flag, in_kind, out_kind, bits, segmented, moved, N, V, T)
+    lookback_warp = _has_lookback_warp(segmented)
+    key = ("row", op, src, D, flag, in_kind, out_kind, bits, segmented, moved, N, V, T,
+           lookback_warp)
     kern = compiler.cached_kernel(dev.index, "scan", key,
                                   lambda: row_spec(op, src, D, flag, in_kind, out_kind, bits,
-                                                   segmented, moved))
-    words = 1 + tiles * status_words(D)
-    status = new_array(dev.index, (words + (x is not None),), _U64, dev.allocator)
-    elementwise.zero_scratch(dev, status)
-    args = (dst.ptr, a.ptr, status.ptr, total, K, in_rs, in_cs, out_rs, out_cs)
-    if x is None:
-        kern(dev.stream, tiles, T, args, (dst.buffer, a.buffer, status.buffer),
-             total * (src.itemsize + D.itemsize))
-        return None
-    kern(dev.stream, tiles, T, args + (x.ptr,), (dst.buffer, a.buffer, status.buffer, x.buffer),
-         total * (src.itemsize + x.dtype.itemsize))
-    return int(transfer.to_host(status.view((1,), (1,), status.offset + words))[0])
+                                                   segmented, moved, lookback_warp))
+    threads = T + 32 if lookback_warp else T
+    with _status_lock:  # launches queued in the order their epochs and tile ids were taken
+        status, first, e4 = _status_area(dev, status_words(D), tiles)
+        args = (dst.ptr, a.ptr, status.ptr, first, e4, total, K, in_rs, in_cs, out_rs, out_cs)
+        if x is None:
+            kern(dev.stream, tiles, threads, args, (dst.buffer, a.buffer, status.buffer),
+                 total * (src.itemsize + D.itemsize))
+            return None
+        kern(dev.stream, tiles, threads, args + (x.ptr,),
+             (dst.buffer, a.buffer, status.buffer, x.buffer),
+             total * (src.itemsize + x.dtype.itemsize))
+        # read before a later launch on the stream rewrites it
+        return int(transfer.to_host(status.view((1,), (1,), status.offset + 1))[0])
+
+
+class _StatusArea:
+    """A stream's row-scan status words for one status size (words a tile): the tile counter,
+    x[mask]'s count, then `tiles` tile statuses; `taken`: tile ids handed out so far (the
+    counter's value), `epoch`: the next launch's."""
+
+    __slots__ = ("array", "tiles", "taken", "epoch")
+
+
+_status_areas: dict = {}  # (device index, stream handle, words a tile) -> _StatusArea
+_status_lock = threading.Lock()
+
+
+def _status_area(dev, words: int, tiles: int):
+    """(the status array, first tile id, 4 x epoch) for a launch of `tiles` tiles on the current
+    stream: launches on one stream run in order, so each finds the words of the ones before it
+    complete and tagged with older epochs. A separate area per status size keeps every word of a
+    tile's status in the same role (a flag word never holds a value). Grown (and zeroed, on the
+    stream) by doubling; the old array is kept alive by the launches that used it."""
+    key = (dev.index, dev.stream.ptr, words)
+    area = _status_areas.get(key)
+    if area is None or area.tiles < tiles or area.epoch > EPOCH_LIMIT:
+        size = 1024 if area is None else area.tiles * (2 if area.tiles < tiles else 1)
+        area = _StatusArea()
+        area.tiles = max(tiles, size)
+        area.array = new_array(dev.index, (STATUS_HEAD + area.tiles * words,), _U64,
+                               dev.allocator)
+        elementwise.zero_scratch(dev, area.array)
+        area.taken, area.epoch = 0, 1  # epoch 0 would match the zeroed words
+        _status_areas[key] = area
+    first, e4 = area.taken, 4 * area.epoch
+    area.taken += tiles
+    area.epoch += 1
+    return area.array, first, e4
 
 
 def _split(shape, strides, axis):

@@ -11,6 +11,10 @@ never run: a tile's prefix, when it already had published an aggregate, only bec
 LAG tiles later. Tiles then walk back over windows of 32 aggregates, more than one when LAG is
 larger than 32, and stop at the nearest visible prefix, as on a GPU under load.
 
+Every launch tags its status words with a new epoch and none clears them: the first load of a
+word a launch stored to still returns what the word held before (zero, or a status of an
+earlier launch), which a tile must take for 'not published yet' and read again.
+
 Prints one line a case and exits 1 when any is wrong (tests/cuda/test_simulated_kernels.py runs
 it).
 """
@@ -43,9 +47,13 @@ class _Allocator:
         pass
 
 
+class _Stream:
+    ptr = 0
+
+
 class _Device:
     index = 0
-    stream = None
+    stream = _Stream()
     multiprocessor_count = 2
     allocator = _Allocator()
 
@@ -57,18 +65,29 @@ class _StatusWords:
         self.words = words
         self.lock = threading.Lock()
         self.late = []  # (visible from tile, status pointer, index, word)
-
-    def flag(self, word):
-        return int(word >> np.uint64(32)) if self.words == 1 else int(word)
-
-    def tile_of(self, index):
-        return (int(index) - 1) // self.words
+        self.first = 0  # the launch's first tile id (the counter's value before it)
+        self.before = {}  # word address -> what it held before this launch's store to it
 
     def load(self, p, i):
+        """The first load of a word this launch stored to still sees its earlier content (zero,
+        or an earlier launch's status): the reader must take that as not yet published."""
+        j = p._at(i)
+        if j in self.before:
+            return np.uint64(self.before.pop(j))
         return np.uint64(p[i])
+
+    def flag(self, word):
+        """The state of a status word: aggregate, prefix or (0) not published (the epoch of the
+        launch that wrote it, above the state bits, is not looked at)."""
+        return (int(word >> np.uint64(32)) if self.words == 1 else int(word)) & 3
+
+    def tile_of(self, index):
+        return (int(index) - scan.STATUS_HEAD) // self.words
 
     def store(self, p, i, word):
         with self.lock:
+            if p._at(i) not in self.before:
+                self.before[p._at(i)] = p[i]
             if self.flag(p[i]) == scan.FLAG_AGGREGATE and self.flag(word) == scan.FLAG_PREFIX:
                 self.late.append((self.tile_of(i) + LAG, p, i, np.uint64(word)))
             else:
@@ -78,9 +97,10 @@ class _StatusWords:
         with self.lock:
             old = np.uint64(p[i])
             p[i] = old + np.uint64(v)
-            if int(i) == 0:  # the tile counter: tile `old` starts; publish what is due
-                due = [e for e in self.late if e[0] <= int(old)]
-                self.late = [e for e in self.late if e[0] > int(old)]
+            if int(i) == 0:  # the tile counter: a tile starts; publish what is due
+                tile = int(old) - self.first
+                due = [e for e in self.late if e[0] <= tile]
+                self.late = [e for e in self.late if e[0] > tile]
                 for _, q, j, word in due:
                     q[j] = word
             return old
@@ -114,6 +134,8 @@ class _SimKernel:
                 conv.append(Ptr(heap.mem.view(dt), v // dt.itemsize))
             else:
                 conv.append(v)
+        self.status.first = args[3]
+        self.status.before = {}
         launch(self.fn, grid, block, conv, range(grid))
         for _, q, j, word in self.status.late:  # the kernel's end: every store lands
             q[j] = word
@@ -167,6 +189,12 @@ def main(case):
         scan.row_scan("sum", a, out)
         check("cumulative_sum float32, one row, 2 windows of look-back", heap.get(out),
               np.cumsum(host[1:].astype(np.float64)))
+        t0 = time.time()  # the same status words again, the first launch's left in them
+        host = rng.standard_normal(30 * 128 + 3).astype(f32)
+        out = heap.empty(host.shape, f32)
+        scan.row_scan("sum", _put(host), out)
+        check("cumulative_sum float32 again, the status words reused", heap.get(out),
+              np.cumsum(host.astype(np.float64)))
     if case in ("all", "segments"):  # rows shorter and longer than a tile (128 elements)
         for rows, k in ((64, 77), (3, 1700)):
             t0 = time.time()
