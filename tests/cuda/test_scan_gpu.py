@@ -47,8 +47,13 @@ def test_scans_of_changing_sizes_reuse_the_status_area(xp, rng):
         m = rng.random(n) < 0.3
         got = _host(xp.asarray(x, device="cuda:0")[xp.asarray(m, device="cuda:0")])
         np.testing.assert_array_equal(got, x[m])
-    area = scan._status_areas[(0, dev.stream.ptr, 1)]
-    assert area.tiles >= 2000 and area.epoch > 8
+    key = (0, dev.stream.ptr, 1)
+    area = scan._status_areas[key]
+    assert area.tiles >= 2000
+    epoch, taken = area.epoch, area.taken
+    _check_cumsum(xp, rng, 7 * tile)  # one launch: one epoch more, its 7 tile ids counted
+    assert scan._status_areas[key] is area
+    assert (area.epoch, area.taken) == (epoch + 1, taken + 7)
     # the two-slot statuses (complex64 values, int64 products) have an area of their own
     _check_cumsum(xp, rng, 5 * tile + 3, "complex64")
     s = np.where(rng.random(9 * tile) < 0.5, -1, 1).astype(np.int64)
