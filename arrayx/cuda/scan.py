@@ -58,12 +58,13 @@ element needs the ranks (one sync checks its length) and a scatter kernel.
 
 from __future__ import annotations
 
+import functools
 import threading
 
 import numpy as np
 
 from . import compiler, elementwise, layout, runtime, transfer
-from .array import CudaArray, new_array
+from .array import CudaArray, new_array, new_contig
 from .elementwise_ops import BOOL, PREAMBLE, vload_statement
 
 BLOCK = 256              # threads per block of the column scan and the flag consumers
@@ -763,6 +764,15 @@ def _rows(a: CudaArray):
     return cst[0], a.strides[-1] if K > 1 else 1
 
 
+@functools.lru_cache(maxsize=1024)
+def _row_shape(src: np.dtype, D: np.dtype, moved: int, segmented: bool):
+    """A row scan's launch shape: (N, V, T) of row_params, the tile's elements, whether it has
+    the look-back warp, threads a block, status words a tile."""
+    N, V, T = row_params(src, D, moved, not segmented and not moved)
+    lookback_warp = _has_lookback_warp(segmented)
+    return N, V, T, T * V * N, lookback_warp, T + 32 if lookback_warp else T, status_words(D)
+
+
 def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaArray = None):
     """dst = scan of `a` along its last axis (dst has a's shape, any layout, a's leading dims
     collapsible: the caller copies otherwise). Nothing to do when empty.
@@ -777,9 +787,8 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
     src, D = a.dtype, (_rank_dtype(total) if x is not None else dst.dtype)
     moved = _raw(x.dtype) if x is not None else None
     segmented = M > 1
-    N, V, T = row_params(src, D, x.dtype.itemsize if x is not None else 0,
-                         not segmented and x is None)
-    TILE = T * V * N
+    N, V, T, TILE, lookback_warp, threads, words = _row_shape(
+        src, D, x.dtype.itemsize if x is not None else 0, segmented)
     in_rs, in_cs = _rows(a)
     in_kind = _kind(a, in_cs == 1 and (M == 1 or in_rs == K), N)
     if x is None:
@@ -791,15 +800,13 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
     tiles = -(-total // TILE)
     bits = 32 if total + TILE <= layout.INT32_MAX else 64
     dev = runtime.get_device(a.device_index)
-    lookback_warp = _has_lookback_warp(segmented)
     key = ("row", op, src, D, flag, in_kind, out_kind, bits, segmented, moved, N, V, T,
            lookback_warp)
     kern = compiler.cached_kernel(dev.index, "scan", key,
                                   lambda: row_spec(op, src, D, flag, in_kind, out_kind, bits,
                                                    segmented, moved, lookback_warp))
-    threads = T + 32 if lookback_warp else T
     with _status_lock:  # launches queued in the order their epochs and tile ids were taken
-        status, first, e4 = _status_area(dev, status_words(D), tiles)
+        status, first, e4 = _status_area(dev, words, tiles)
         args = (dst.ptr, a.ptr, status.ptr, first, e4, total, K, in_rs, in_cs, out_rs, out_cs)
         if x is None:
             kern(dev.stream, tiles, threads, args, (dst.buffer, a.buffer, status.buffer),
@@ -899,6 +906,10 @@ def cumulative(name, a, axis, dtype, include_initial):
     op = name[len("cumulative_"):]
     D = np.dtype(dtype)
     dev = runtime.get_device(a.device_index)
+    if a.ndim == 1 and a.size and not include_initial and a.strides[0] == 1:  # the common case
+        out = new_contig(dev, a.shape, D, a.size, dev.allocator)
+        row_scan(op, a, out)
+        return out
     K = a.shape[axis]
     extra = 1 if include_initial else 0
     columns = a.size // K if K else 0
