@@ -11,17 +11,6 @@ import arrayx._devices as _devices
 pytestmark = pytest.mark.skipif(_devices.cuda_device_count() == 0, reason="no CUDA GPU")
 
 
-@pytest.fixture(scope="module")
-def xp():
-    import arrayx
-    return arrayx
-
-
-@pytest.fixture
-def rng():
-    return np.random.default_rng(20261130)
-
-
 def _host(x):
     return np.asarray(x.to_device("cpu"))
 
