@@ -34,9 +34,7 @@ from harness import Harness  # noqa: E402
 # (session 5's first also timed a persistent prototype, since removed).
 # The first setting timed ran slower than its repeats (0.834 ms, later 0.77): the defaults are
 # timed first and last.
-# ASYNC_LOADS (fifth): cumulative_sum only (x[mask] moves x's elements, not the scanned ones).
-SETTINGS = [(256, 8, 11, True, False), (256, 8, 11, True, True), (256, 8, 10, True, True),
-            (256, 8, 8, True, True), (256, 8, 6, True, True), (256, 8, 11, True, False)]
+SETTINGS = [(256, 8, 11, True), (256, 8, 11, False), (256, 8, 10, True), (256, 8, 11, True)]
 
 
 def main():
@@ -71,14 +69,13 @@ def main():
     # the first setting timed ran slow (see SETTINGS): one untimed round first
     H.gpu_time("arrayx", lambda: xp.cumulative_sum(x), reps=a.reps)
     rows = []
-    for block, vectors, one_row, lookback_warp, async_loads in SETTINGS:
+    for block, vectors, one_row, lookback_warp in SETTINGS:
         scan.SCAN_BLOCK, scan.SCAN_VECTORS, scan.ONE_ROW_VECTORS = block, vectors, one_row
-        scan.LOOKBACK_WARP, scan.ASYNC_LOADS = lookback_warp, async_loads
+        scan.LOOKBACK_WARP = lookback_warp
         scan._row_shape.cache_clear()
         plain = scan.row_params(x.dtype, x.dtype, plain_row=True)[1]
         setting = (f"{block} threads x {vectors} (one row {plain}) vectors"
-                   + (" + look-back warp" if lookback_warp else "")
-                   + (" + cp.async" if async_loads else ""))
+                   + (" + look-back warp" if lookback_warp else ""))
         try:
             got = cp.from_dlpack(xp.cumulative_sum(x))
             rel = float(cp.max(cp.abs(got - ref))) / scale

@@ -103,10 +103,13 @@ ONE_ROW_VECTORS = 11
 # (scan-sweep-2026-11-30-session5-run2.log, 2^28 float32 cumulative_sum, of the copy): 256 x 11
 # 0.66 without, 0.72 with (56 registers: 4 blocks of 288 threads an SM still fit); 224 x 11
 # 0.69, 256 x 10 0.69, 256 x 8 0.64, 128 x 11 0.68. x[mask] of 2^26 float32: 0.438 -> 0.424 ms.
+# What limits it now is the number of tiles, not registers or occupancy: loading the tile
+# straight to shared memory with cp.async (commit 395f0bc; 32 registers instead of 56, up to 7
+# blocks an SM) ran 256 x 11 at the same 0.687 ms, and its smaller tiles with more blocks an SM
+# were slower: x10 0.67 of the copy, x8 0.61, x6 0.65 (scan-sweep-2026-11-30-session5-run4.log).
+# Tiles above the 48 KiB of static shared memory (dynamic shared memory, with cp.async so that
+# registers stay flat) are the next thing to try.
 LOOKBACK_WARP = True
-# One row of 16-byte vectors of the scan's own dtype: the loads go straight to shared memory
-# (cp.async) instead of through registers, so that more blocks fit an SM. An experiment, off.
-ASYNC_LOADS = False
 SHARED_LIMIT = 48 * 1024  # static shared memory per block
 SHARED_RESERVE = 2048     # of it, for the tile's small arrays (warp totals, the prefix)
 COLUMN_MIN = 1 << 16     # columns needed to fill the GPU with one thread per column
@@ -195,42 +198,6 @@ def bitcast(typingctx, x, proto):
     return sig, codegen
 '''
 
-
-# cp.async of 16 bytes from global element sidx of `src` (a pointer) to shared element didx of
-# `dst` (a shared array), and the wait for all of a thread's copies. Part of the source of the
-# kernels that use them.
-ASYNC_SOURCE = '''
-
-
-@_intrinsic
-def cp_async16(typingctx, dst, didx, src, sidx):
-    sig = _types.void(dst, didx, src, sidx)
-
-    def codegen(context, builder, sig, args):
-        arr = context.make_array(sig.args[0])(context, builder, args[0])
-        sp = builder.gep(arr.data, [args[1]])
-        sh = builder.addrspacecast(sp, _ir.PointerType(sp.type.pointee, addrspace=3))
-        saddr = builder.ptrtoint(sh, _ir.IntType(32))
-        gp = builder.gep(args[2], [args[3]])
-        gg = builder.addrspacecast(gp, _ir.PointerType(gp.type.pointee, addrspace=1))
-        gaddr = builder.ptrtoint(gg, _ir.IntType(64))
-        fty = _ir.FunctionType(_ir.VoidType(), [_ir.IntType(32), _ir.IntType(64)])
-        builder.asm(fty, "cp.async.cg.shared.global [$0], [$1], 16;", "r,l,~{memory}",
-                    [saddr, gaddr], side_effect=True)
-        return context.get_dummy_value()
-    return sig, codegen
-
-
-@_intrinsic
-def cp_async_wait_all(typingctx):
-    sig = _types.void()
-
-    def codegen(context, builder, sig, args):
-        fty = _ir.FunctionType(_ir.VoidType(), [])
-        builder.asm(fty, "cp.async.wait_all;", "~{memory}", [], side_effect=True)
-        return context.get_dummy_value()
-    return sig, codegen
-'''
 
 def _elem(dt: np.dtype) -> str:
     return "uint8" if dt == BOOL else dt.name
@@ -463,32 +430,16 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     base = tile * {TILE} + warp * {WCHUNK}""")
     # every load of the thread first, then the lane-serial segmented scan of each vector
     tile_at = len(b)
-    # async: the vectors go straight to shared memory (cp.async, no registers held while they
-    # are in flight), each lane's in element order; a lane then reads its own back
-    async_loads = ASYNC_LOADS and plain and lookback_warp and src == D and in_kind == "v" \
-        and N * D.itemsize == 16
     for v in range(V):
         sfx = f"{v}"
         add(f"    f{sfx} = base + {v * 32 * N} + lane * {N}")
         b.extend(positions("    ", sfx))
         addrs = [f"r{sfx}_{j} * in_rs + p{sfx}_{j} * in_cs" if in_kind == "s" else f"f{sfx} + {j}"
                  for j in range(N)]
-        if async_loads:
-            at = f"{v * 32 * N} + warp * {WCHUNK} + lane * {N}"
-            add(f"    if f{sfx} + {N} <= total:\n        cp_async16(sh_s, {at}, inp, f{sfx})\n"
-                "    else:")
-            b.extend(f"        sh_s[{at} + {j}] = inp[f{sfx} + {j}] if f{sfx} + {j} < total "
-                     f"else {raw0}" for j in range(N))
-        else:
-            b.extend(_guarded_loads([f"x{sfx}_{j}" for j in range(N)], "inp", f"f{sfx}", addrs,
-                                    raw0, in_kind == "v", "    "))
-    if async_loads:
-        add("    cp_async_wait_all()\n    cuda.syncwarp()")
+        b.extend(_guarded_loads([f"x{sfx}_{j}" for j in range(N)], "inp", f"f{sfx}", addrs, raw0,
+                                in_kind == "v", "    "))
     for v in range(V):
         sfx = f"{v}"
-        if async_loads:  # this round's elements are read before any lane rewrites them
-            add("\n".join(f"    x{sfx}_{j} = sh_s[{v * 32 * N} + warp * {WCHUNK} + lane * {N} + {j}]"
-                          for j in range(N)) + "\n    cuda.syncwarp()")
         add(f"    s_0 = {_transform(src, D, flag, f'x{sfx}_0')}\n"
             f"    sh_s[{v * 32 * N} + warp * {WCHUNK} + lane] = s_0")
         for j in range(1, N):
@@ -656,14 +607,13 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     what = f"select_{moved}" if moved else ("flag" if flag else op)
     kname = (f"scan_{what}_{src.name if src != BOOL else 'bool'}_to_{Dn}_"
              f"{in_kind}{out_kind}{bits}{'' if segmented else 'r'}_t{T}x{V}"
-             + ("l" if lookback_warp else "") + ("a" if async_loads else ""))
+             + ("l" if lookback_warp else ""))
     args = "out, inp, status, first, e4, total, K, in_rs, in_cs, out_rs, out_cs"
     argtypes = (f"{moved or Dn}*", f"{_elem(src)}*", "uint64*") + ("int64",) * 8
     if moved:
         args += ", x"
         argtypes += (f"{moved}*",)
-    src_text = (PREAMBLE + SYNC_SOURCE + (ASYNC_SOURCE if async_loads else "")
-                + f"\n\ndef {kname}({args}):\n" + "\n".join(b) + "\n")
+    src_text = (PREAMBLE + SYNC_SOURCE + f"\n\ndef {kname}({args}):\n" + "\n".join(b) + "\n")
     return compiler.KernelSpec(kname, src_text, kname, argtypes)
 
 

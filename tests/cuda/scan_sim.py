@@ -1,7 +1,7 @@
 """Run arrayx's row scan (arrayx/cuda/scan.py row_scan: its host side and its decoupled look-back
 kernel) on numba's CUDA simulator, without a GPU, against NumPy.
 
-    python tests/cuda/scan_sim.py [all|sum|async|segments|wide|mask]
+    python tests/cuda/scan_sim.py [all|sum|segments|wide|mask]
 
 Device memory is a NumPy heap (test_indexing_host.Heap), the kernels' intrinsics (status word
 loads and stores, the tile counter, bit casts) are emulated, tiles are small (32 threads x 1
@@ -112,13 +112,6 @@ def _bitcast(x, proto):
     return np.asarray(x, dtype=src).view(to)[()]
 
 
-def _cp_async16(dst, didx, src, sidx):
-    """cp.async of 16 bytes, done at once (the wait that follows is then a no-op)."""
-    n = 16 // dst.dtype.itemsize
-    for k in range(n):
-        dst[int(didx) + k] = src[int(sidx) + k]
-
-
 class _SimKernel:
     def __init__(self, spec, words):
         self.spec = spec
@@ -129,8 +122,7 @@ class _SimKernel:
             ns[f"vload{n}"], ns[f"vstore{n}"] = vload(n), vstore(n)
         ns.update(ld_relaxed=self.status.load, ld_acquire=self.status.load,
                   st_relaxed=self.status.store, st_release=self.status.store,
-                  atom_add=self.status.atom_add, bitcast=_bitcast, cp_async16=_cp_async16,
-                  cp_async_wait_all=lambda: None)
+                  atom_add=self.status.atom_add, bitcast=_bitcast)
         self.fn = ns[spec.entry]
 
     def __call__(self, stream, grid, block, args, keep, nbytes=0):
@@ -203,17 +195,6 @@ def main(case):
         scan.row_scan("sum", _put(host), out)
         check("cumulative_sum float32 again, the status words reused", heap.get(out),
               np.cumsum(host.astype(np.float64)))
-    if case in ("all", "async"):  # the tile's loads straight to shared memory (ASYNC_LOADS)
-        scan.ASYNC_LOADS = True
-        scan._row_shape.cache_clear()
-        for n in (45 * 128 + 37, 30 * 128):
-            t0 = time.time()
-            host = rng.standard_normal(n).astype(f32)
-            out = heap.empty(host.shape, f32)
-            scan.row_scan("sum", _put(host), out)
-            check(f"cumulative_sum float32 of {n}, loads by cp.async", heap.get(out),
-                  np.cumsum(host.astype(np.float64)))
-        scan.ASYNC_LOADS = False
     if case in ("all", "segments"):  # rows shorter and longer than a tile (128 elements)
         for rows, k in ((64, 77), (3, 1700)):
             t0 = time.time()
