@@ -29,12 +29,13 @@ identity is ever combined in: -0.0 sums and complex products come out as NumPy's
   (complete: nothing before it matters), tagged with the launch's epoch (flag + 4 x epoch, one
   more epoch a launch), so the words of earlier launches read as not yet published and no
   launch clears the area; the tile counter is never reset either: a launch's tile ids count
-  from the counter's value before it (`first`). A tile publishes its aggregate (or directly its prefix when it holds a head), then
-  warp 0 looks back 32 predecessors at a time (a warp-wide spin, a shuffle reduction of the
-  window truncated at its nearest complete prefix) and publishes its inclusive prefix. Values of
-  at most 32 bits share one 64-bit word with the flag (relaxed strong loads and stores: the word
-  is self-contained); wider and complex values are stored first and the flag released after
-  them (acquire loads). The PTX
+  from the counter's value before it (`first`). A tile publishes its aggregate (or directly its
+  prefix when it holds a head), then warp 0 (one row: a look-back warp of its own, which
+  publishes the aggregate before the tile's scan, LOOKBACK_WARP) looks back 32 predecessors at
+  a time (a warp-wide spin, a shuffle reduction of the window truncated at its nearest complete
+  prefix) and publishes its inclusive prefix. Values of at most 32 bits share one 64-bit word
+  with the flag (relaxed strong loads and stores: the word is self-contained); wider and complex
+  values are stored first and the flag released after them (acquire loads). The PTX
   ld.acquire / st.release intrinsics are in the kernel source itself (part of its cache key).
 
 Column scan (the scanned axis is not last and there are at least COLUMN_MIN columns): one thread
@@ -48,9 +49,9 @@ is the last rank (one device-to-host read), then one kernel writes coordinates (
 selected rows (x[mask] with a mask over x's leading dims only). x[mask] with a mask of x's shape
 is one fused kernel: the flag scan's second pass moves each selected element of x (16-byte
 vector reads) to out[rank - 1] instead of storing ranks, and writes the count to the status
-area's second word (the one sync). The output is allocated at x.size elements before the count is known; the
-result is a view of its first `count` when at least half is selected, else a copy of it, so the
-oversized allocation goes back to the cache at once.
+area's second word (the one sync). The output is allocated at x.size elements before the count
+is known; the result is a view of its first `count` when at least half is selected, else a
+copy of it, so the oversized allocation goes back to the cache at once.
 x[mask] = value with a Python scalar, or a value constant along the selection, is one where
 kernel over x with the mask broadcast (no ranks, no sync); a value with one row per selected
 element needs the ranks (one sync checks its length) and a scatter kernel.
@@ -455,7 +456,7 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
         d //= 2
     if lane == 0:
         sh_r[warp] = tt""")
-        b[tile_at:] = [f"    if warp < {WARPS}:"] + _nested(b[tile_at:]) + ["    cuda.syncthreads()"]
+        b[tile_at:] = [f"    if warp < {WARPS}:", *_nested(b[tile_at:]), "    cuda.syncthreads()"]
     # the warp's inclusive scan of each round, then the prefix of this lane's vector within the
     # warp's chunk: the carry of earlier rounds, then the earlier lanes of this round
     rounds_at = len(b)
