@@ -72,7 +72,6 @@ def main():
     for block, vectors, one_row, lookback_warp in SETTINGS:
         scan.SCAN_BLOCK, scan.SCAN_VECTORS, scan.ONE_ROW_VECTORS = block, vectors, one_row
         scan.LOOKBACK_WARP = lookback_warp
-        scan._row_shape.cache_clear()
         plain = scan.row_params(x.dtype, x.dtype, plain_row=True)[1]
         setting = (f"{block} threads x {vectors} (one row {plain}) vectors"
                    + (" + look-back warp" if lookback_warp else ""))

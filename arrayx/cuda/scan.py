@@ -772,9 +772,10 @@ def _rows(a: CudaArray):
 
 
 @functools.lru_cache(maxsize=1024)
-def _row_shape(src: np.dtype, D: np.dtype, moved: int, segmented: bool):
+def _row_shape(src: np.dtype, D: np.dtype, moved: int, segmented: bool, knobs: tuple):
     """A row scan's launch shape: (N, V, T) of row_params, the tile's elements, whether it has
-    the look-back warp, threads a block, status words a tile."""
+    the look-back warp, threads a block, status words a tile. `knobs`: the module's tile
+    settings it depends on (so that a sweep changing them gets fresh shapes)."""
     N, V, T = row_params(src, D, moved, not segmented and not moved)
     lookback_warp = _has_lookback_warp(segmented)
     return N, V, T, T * V * N, lookback_warp, T + 32 if lookback_warp else T, status_words(D)
@@ -795,7 +796,8 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
     moved = _raw(x.dtype) if x is not None else None
     segmented = M > 1
     N, V, T, TILE, lookback_warp, threads, words = _row_shape(
-        src, D, x.dtype.itemsize if x is not None else 0, segmented)
+        src, D, x.dtype.itemsize if x is not None else 0, segmented,
+        (SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, LOOKBACK_WARP))
     in_rs, in_cs = _rows(a)
     in_kind = _kind(a, in_cs == 1 and (M == 1 or in_rs == K), N)
     if x is None:
