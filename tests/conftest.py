@@ -17,7 +17,6 @@ Use from any test module (pytest puts tests/ on sys.path, so plain imports work)
                          random NumPy data incl. NaN, +-inf, +-0.0 for floating dtypes.
 * ``ALL_DTYPES``, ``NUMERIC_DTYPES``, ``INT_DTYPES``, ``REAL_FLOAT_DTYPES``, ``COMPLEX_DTYPES``...
 * ``rng`` fixture       ``np.random.default_rng(12345)``.
-* ``xp`` fixture        the arrayx namespace (module scope; the GPU-only tests of tests/cuda).
 * ``xps``               ``hypothesis.extra.array_api.make_strategies_namespace(arrayx)``
                          (None when it cannot be built; test_interop reports why).
 * ``@pytest.mark.gpu``  skips the test when ``arrayx._devices.cuda_device_count() == 0``.
@@ -210,13 +209,6 @@ def device():
 def rng():
     """A NumPy Generator with a fixed seed."""
     return np.random.default_rng(12345)
-
-
-@pytest.fixture(scope="module")
-def xp():
-    """The namespace, for tests that import it only when they run (the GPU-only ones)."""
-    import arrayx
-    return arrayx
 
 
 def pytest_configure(config):

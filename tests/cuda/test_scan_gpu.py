@@ -6,6 +6,7 @@ wrong start, as tiles skipped or scanned twice."""
 import numpy as np
 import pytest
 
+import arrayx as xp
 import arrayx._devices as _devices
 
 pytestmark = pytest.mark.skipif(_devices.cuda_device_count() == 0, reason="no CUDA GPU")
@@ -15,7 +16,7 @@ def _host(x):
     return np.asarray(x.to_device("cpu"))
 
 
-def _check_cumsum(xp, rng, n, dtype="float32"):
+def _check_cumsum(rng, n, dtype="float32"):
     h = rng.standard_normal(n).astype(dtype)
     if np.dtype(dtype).kind == "c":
         h = (h + 1j * rng.standard_normal(n)).astype(dtype)
@@ -24,14 +25,14 @@ def _check_cumsum(xp, rng, n, dtype="float32"):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3 * np.sqrt(n))
 
 
-def test_scans_of_changing_sizes_reuse_the_status_area(xp, rng):
+def test_scans_of_changing_sizes_reuse_the_status_area(rng):
     from arrayx.cuda import runtime, scan
     tile = scan.SCAN_BLOCK * scan.ONE_ROW_VECTORS * 4  # float32 elements a tile of one row
     dev = runtime.get_device(0)
     # a few tiles, then more than the area held (it grows), then fewer again over the words of
     # the larger launch, with x[mask] (the same one-word statuses) in between
     for n in (3 * tile + 5, 2000 * tile + 7, 17, 40 * tile):
-        _check_cumsum(xp, rng, n)
+        _check_cumsum(rng, n)
         x = rng.standard_normal(n).astype(np.float32)
         m = rng.random(n) < 0.3
         got = _host(xp.asarray(x, device="cuda:0")[xp.asarray(m, device="cuda:0")])
@@ -40,35 +41,35 @@ def test_scans_of_changing_sizes_reuse_the_status_area(xp, rng):
     area = scan._status_areas[key]
     assert area.tiles >= 2000
     epoch, taken = area.epoch, area.taken
-    _check_cumsum(xp, rng, 7 * tile)  # one launch: one epoch more, its 7 tile ids counted
+    _check_cumsum(rng, 7 * tile)  # one launch: one epoch more, its 7 tile ids counted
     assert scan._status_areas[key] is area
     assert (area.epoch, area.taken) == (epoch + 1, taken + 7)
     # the two-slot statuses (complex64 values, int64 products) have an area of their own
-    _check_cumsum(xp, rng, 5 * tile + 3, "complex64")
+    _check_cumsum(rng, 5 * tile + 3, "complex64")
     s = np.where(rng.random(9 * tile) < 0.5, -1, 1).astype(np.int64)
     got = _host(xp.cumulative_prod(xp.asarray(s, device="cuda:0")))
     np.testing.assert_array_equal(got, np.cumprod(s))
     assert (0, dev.stream.ptr, scan.status_words(np.dtype("int64"))) in scan._status_areas
 
 
-def test_epoch_limit_starts_a_fresh_area(xp, rng, monkeypatch):
+def test_epoch_limit_starts_a_fresh_area(rng, monkeypatch):
     from arrayx.cuda import runtime, scan
     dev = runtime.get_device(0)
     monkeypatch.setattr(scan, "EPOCH_LIMIT", 2)
     arrays = set()
     for n in (50_000, 70_000, 30_000, 90_000, 60_000):
-        _check_cumsum(xp, rng, n)
+        _check_cumsum(rng, n)
         arrays.add(id(scan._status_areas[(0, dev.stream.ptr, 1)].array))
     assert len(arrays) >= 2
 
 
-def test_scans_on_a_user_stream(xp, rng):
+def test_scans_on_a_user_stream(rng):
     import arrayx.cuda as xc
     from arrayx.cuda import scan
     s = xc.Stream(0)
     with s:
-        _check_cumsum(xp, rng, 300_000)
-        _check_cumsum(xp, rng, 100_000)
+        _check_cumsum(rng, 300_000)
+        _check_cumsum(rng, 100_000)
         assert (0, xc.current_stream(0).ptr, 1) in scan._status_areas
     s.synchronize()
-    _check_cumsum(xp, rng, 200_000)
+    _check_cumsum(rng, 200_000)
