@@ -24,6 +24,11 @@ identity is ever combined in: -0.0 sums and complex products come out as NumPy's
   trips are the critical path, low. A byte per element beside the values says whether the
   element is 'open' (no segment head before it in its warp's chunk: it takes the prefix); one
   plain row (no segments, no compaction) needs none, so its tiles are larger (ONE_ROW_VECTORS).
+  One plain row of the result's own dtype in aligned 16-byte vectors (a 1-D cumulative_sum of
+  float32, say) is *staged*: each lane's vectors go straight from global to shared memory
+  (cp.async, no registers held while in flight) into a tile in dynamic shared memory, which may
+  pass static shared memory's 48 KiB (STAGED_VECTORS); each lane then reads its own vectors back
+  (one 16-byte shared load each) and the scan goes on as above.
 * Tile status words, in a per-stream area kept between launches (_status_area; zeroed once, when
   allocated): flag 1 aggregate (this tile's total, no segment head in it), 2 inclusive prefix
   (complete: nothing before it matters), tagged with the launch's epoch (flag + 4 x epoch, one
@@ -111,8 +116,15 @@ ONE_ROW_VECTORS = 11
 # Tiles above the 48 KiB of static shared memory (dynamic shared memory, with cp.async so that
 # registers stay flat) are the next thing to try.
 LOOKBACK_WARP = True
-SHARED_LIMIT = 48 * 1024  # static shared memory per block
-SHARED_RESERVE = 2048     # of it, for the tile's small arrays (warp totals, the prefix)
+# One plain row of the scan's own dtype in aligned 16-byte vectors: the tile is *staged*, its
+# loads go straight to shared memory (cp.async; no registers hold them in flight), and it lives
+# in dynamic shared memory, so it may pass the 48 KiB of static shared memory: this many vectors
+# a thread; 0: never staged. On the H200 (scan-sweep-2026-11-30-session6.log, 2^28 float32
+# cumulative_sum, of the copy) staging did not pay: 256 x 11 through registers 0.73-0.74;
+# staged 256 x 11 0.69, x13 0.70, x16 0.71, x18 0.72, x20 0.66, x24 0.68, x28 0.68; 512 x 8
+# 0.61, x12 0.68; 128 x 26 0.71, x32 0.64. Larger tiles (fewer look-backs) no longer help.
+STAGED_VECTORS = 0
+SHARED_RESERVE = 2048  # shared memory for the tile's small arrays (warp totals, the prefix)
 COLUMN_MIN = 1 << 16     # columns needed to fill the GPU with one thread per column
 COLUMN_UNROLL = 8        # loads in flight per thread in the column scan
 FLAG_AGGREGATE = 1
@@ -200,6 +212,74 @@ def bitcast(typingctx, x, proto):
 '''
 
 
+def staging_source(n: int) -> str:
+    """Source of a staged tile's intrinsics (part of its kernels' source, so of their cache key):
+    cp_async16(dst, i, src, j), 16 bytes from element j of the global pointer `src` to element i
+    of the shared array `dst`; cp_async_wait_all(), the wait for the thread's copies; and
+    sload{n}(arr, i), the n elements from element i of a shared array as one 16-byte load (reads
+    of a lane's own n elements, element by element, would conflict n ways across the banks)."""
+    return f'''
+
+@_intrinsic
+def cp_async16(typingctx, dst, didx, src, sidx):
+    sig = _types.void(dst, didx, src, sidx)
+
+    def codegen(context, builder, sig, args):
+        arr = context.make_array(sig.args[0])(context, builder, args[0])
+        sp = builder.gep(arr.data, [args[1]])
+        sh = builder.addrspacecast(sp, _ir.PointerType(sp.type.pointee, addrspace=3))
+        gp = builder.gep(args[2], [args[3]])
+        gg = builder.addrspacecast(gp, _ir.PointerType(gp.type.pointee, addrspace=1))
+        fty = _ir.FunctionType(_ir.VoidType(), [_ir.IntType(32), _ir.IntType(64)])
+        builder.asm(fty, "cp.async.cg.shared.global [$0], [$1], 16;", "r,l,~{{memory}}",
+                    [builder.ptrtoint(sh, _ir.IntType(32)), builder.ptrtoint(gg, _ir.IntType(64))],
+                    side_effect=True)
+        return context.get_dummy_value()
+    return sig, codegen
+
+
+@_intrinsic
+def cp_async_wait_all(typingctx):
+    sig = _types.void()
+
+    def codegen(context, builder, sig, args):
+        builder.asm(_ir.FunctionType(_ir.VoidType(), []), "cp.async.wait_all;", "~{{memory}}", [],
+                    side_effect=True)
+        return context.get_dummy_value()
+    return sig, codegen
+
+
+@_intrinsic
+def sload{n}(typingctx, arr, idx):
+    T = arr.dtype
+    sig = _types.UniTuple(T, {n})(arr, idx)
+
+    def codegen(context, builder, sig, args):
+        complex_ = isinstance(T, _types.Complex)
+        lane = context.get_data_type(T.underlying_float if complex_ else T)
+        k = 2 if complex_ else 1
+        a = context.make_array(sig.args[0])(context, builder, args[0])
+        p = builder.gep(a.data, [args[1]])
+        vt = _ir.VectorType(lane, {n} * k)
+        vp = builder.addrspacecast(builder.bitcast(p, _ir.PointerType(vt)),
+                                   _ir.PointerType(vt, addrspace=3))
+        v = builder.load(vp, align=16)
+        out = _ir.Constant(context.get_value_type(sig.return_type), _ir.Undefined)
+        i32 = _ir.IntType(32)
+        for j in range({n}):
+            if k == 1:
+                e = builder.extract_element(v, _ir.Constant(i32, j))
+            else:
+                e = _ir.Constant(context.get_value_type(T), _ir.Undefined)
+                for part in range(2):
+                    e = builder.insert_value(
+                        e, builder.extract_element(v, _ir.Constant(i32, 2 * j + part)), part)
+            out = builder.insert_value(out, e, j)
+        return out
+    return sig, codegen
+'''
+
+
 def _elem(dt: np.dtype) -> str:
     return "uint8" if dt == BOOL else dt.name
 
@@ -274,15 +354,35 @@ def status_words(D: np.dtype) -> int:
     return 1 if count == 1 and L.itemsize <= 4 else 1 + 2 * count
 
 
-def row_params(src: np.dtype, D: np.dtype, moved: int = 0, plain_row: bool = False):
+def tile_knobs() -> tuple:
+    """The module's tile settings that row shapes depend on (sweeps patch them), as one value:
+    (SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, STAGED_VECTORS, LOOKBACK_WARP)."""
+    return SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, STAGED_VECTORS, LOOKBACK_WARP
+
+
+def stages_tile(src: np.dtype, D: np.dtype, flag: bool, in_kind: str, segmented: bool,
+                moved) -> bool:
+    """Whether a row scan's tile is staged (STAGED_VECTORS): one plain row read as 16-byte
+    vectors of the result's dtype itself."""
+    return (STAGED_VECTORS > 0 and not segmented and moved is None and not flag and src == D
+            and in_kind == "v" and D.itemsize >= 4)
+
+
+def row_params(src: np.dtype, D: np.dtype, moved: int = 0, plain_row: bool = False,
+               staged: bool = False, knobs: tuple | None = None):
     """(N, V, T): elements per vector (16 bytes of the widest of input, result and, for a mask
-    compaction, the moved elements of `moved` bytes), vectors per thread (SCAN_VECTORS, or
-    ONE_ROW_VECTORS for a `plain_row`; fewer for elements under 4 bytes: the same element count;
-    at most what shared memory holds) and threads per tile."""
+    compaction, the moved elements of `moved` bytes), vectors per thread (SCAN_VECTORS,
+    ONE_ROW_VECTORS for a `plain_row`, STAGED_VECTORS for a `staged` one; fewer for elements
+    under 4 bytes: the same element count; at most what static shared memory holds unless
+    staged) and threads per tile, under the tile settings `knobs` (tile_knobs(): the module's)."""
+    block, vectors, one_row_vectors, staged_vectors, _ = knobs or tile_knobs()
     N = layout.vector_width(src.itemsize, D.itemsize, moved or 1)
-    T = SCAN_BLOCK
-    V = max(1, (ONE_ROW_VECTORS if plain_row else SCAN_VECTORS) * min(N, 4) // N)
-    fit = (SHARED_LIMIT - SHARED_RESERVE) // (T * N * (D.itemsize + (0 if plain_row else 1)))
+    T = block
+    if staged:
+        return N, staged_vectors, T
+    V = max(1, (one_row_vectors if plain_row else vectors) * min(N, 4) // N)
+    fit = ((compiler.STATIC_SHARED_LIMIT - SHARED_RESERVE)
+           // (T * N * (D.itemsize + (0 if plain_row else 1))))
     return N, max(1, min(V, fit)), T
 
 
@@ -301,8 +401,8 @@ def _guarded_loads(names, ptr, first, addrs, fill, vector, indent):
         [f"{indent}    {line}" for line in scalar]
 
 
-def _has_lookback_warp(segmented: bool) -> bool:
-    return LOOKBACK_WARP and not segmented
+def _has_lookback_warp(segmented: bool, knobs: tuple | None = None) -> bool:
+    return (knobs or tile_knobs())[-1] and not segmented
 
 
 def _nested(lines):
@@ -313,7 +413,7 @@ def _nested(lines):
 
 def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_kind: str,
              bits: int, segmented: bool = True, moved: str | None = None,
-             lookback_warp: bool | None = None):
+             lookback_warp: bool | None = None, staged: bool | None = None):
     """Decoupled look-back scan of the flat (M, K) sequence, segment heads every K elements
     (`segmented` False: one row, M == 1, no per-element row arithmetic).
     `in_kind`/`out_kind`: 'v' (flat and 16-byte aligned: vector access) or 's' (element (r, p)
@@ -331,7 +431,9 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     look-back a second loop adds the tile + block prefix to the open elements and stores.
     `lookback_warp` (one row only, not `segmented`; None: as LOOKBACK_WARP says): the block has
     one warp more than the tile's T threads; the tile's warps add up their values right after
-    the loads, and while they scan, that warp publishes the tile's aggregate and looks back."""
+    the loads, and while they scan, that warp publishes the tile's aggregate and looks back.
+    `staged` (None: whenever stages_tile allows): the tile of STAGED_VECTORS is loaded by
+    cp.async into dynamic shared memory (the spec's dynamic_shared bytes)."""
     assert moved is None or (flag and not segmented)
     if lookback_warp is None:
         lookback_warp = _has_lookback_warp(segmented)
@@ -340,11 +442,14 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     # 1: selected) are kept per element unless the row is plain: then every element is open
     # except those of the first warp chunk of the row, whose prefix is empty anyway
     plain = not segmented and not moved
-    N, V, T = row_params(src, D, np.dtype(moved).itemsize if moved else 0, plain)
+    if staged is None:
+        staged = stages_tile(src, D, flag, in_kind, segmented, moved)
+    assert not staged or stages_tile(src, D, flag, in_kind, segmented, moved)
+    N, V, T = row_params(src, D, np.dtype(moved).itemsize if moved else 0, plain, staged)
     WARPS = T // 32
     TILE = T * V * N
-    assert TILE * (D.itemsize + (0 if plain else 1)) <= SHARED_LIMIT - SHARED_RESERVE, \
-        "scan tile too large for shared memory"
+    assert staged or TILE * (D.itemsize + (0 if plain else 1)) <= \
+        compiler.STATIC_SHARED_LIMIT - SHARED_RESERVE, "scan tile too large for shared memory"
     WCHUNK = 32 * V * N
     count, L = _lanes(D)
     words = status_words(D)
@@ -413,7 +518,7 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
                     f"    {p}_{j} = int64(0)", f"    {r}_{j} += 1"]
         return [indent + s for s in out]
 
-    add(f"""    sh_s = cuda.shared.array({TILE}, {Dn})
+    add(f"""    sh_s = cuda.shared.array({0 if staged else TILE}, {Dn})
 {"" if plain else f"    sh_o = cuda.shared.array({TILE}, uint8)"}
     sh_h = cuda.shared.array({WARPS}, int32)
     sh_a = cuda.shared.array({WARPS}, {Dn})
@@ -435,12 +540,25 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
         sfx = f"{v}"
         add(f"    f{sfx} = base + {v * 32 * N} + lane * {N}")
         b.extend(positions("    ", sfx))
+        if staged:  # the lane's vector to its place in the tile (a tail element by element)
+            at = f"{v * 32 * N} + warp * {WCHUNK} + lane * {N}"
+            add(f"    if f{sfx} + {N} <= total:\n        cp_async16(sh_s, {at}, inp, f{sfx})\n"
+                "    else:")
+            b.extend(f"        sh_s[{at} + {j}] = inp[f{sfx} + {j}] if f{sfx} + {j} < total "
+                     f"else {raw0}" for j in range(N))
+            continue
         addrs = [f"r{sfx}_{j} * in_rs + p{sfx}_{j} * in_cs" if in_kind == "s" else f"f{sfx} + {j}"
                  for j in range(N)]
         b.extend(_guarded_loads([f"x{sfx}_{j}" for j in range(N)], "inp", f"f{sfx}", addrs, raw0,
                                 in_kind == "v", "    "))
+    if staged:  # a lane reads back only what it copied: its own wait is all it needs
+        add("    cp_async_wait_all()")
     for v in range(V):
         sfx = f"{v}"
+        if staged:  # the round's vectors are read before any lane rewrites them transposed
+            vals = ", ".join(f"x{sfx}_{j}" for j in range(N)) + ("," if N == 1 else "")
+            add(f"    {vals} = sload{N}(sh_s, {v * 32 * N} + warp * {WCHUNK} + lane * {N})\n"
+                "    cuda.syncwarp()")
         add(f"    s_0 = {_transform(src, D, flag, f'x{sfx}_0')}\n"
             f"    sh_s[{v * 32 * N} + warp * {WCHUNK} + lane] = s_0")
         for j in range(1, N):
@@ -608,14 +726,16 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     what = f"select_{moved}" if moved else ("flag" if flag else op)
     kname = (f"scan_{what}_{src.name if src != BOOL else 'bool'}_to_{Dn}_"
              f"{in_kind}{out_kind}{bits}{'' if segmented else 'r'}_t{T}x{V}"
-             + ("l" if lookback_warp else ""))
+             + ("l" if lookback_warp else "") + ("s" if staged else ""))
     args = "out, inp, status, first, e4, total, K, in_rs, in_cs, out_rs, out_cs"
     argtypes = (f"{moved or Dn}*", f"{_elem(src)}*", "uint64*") + ("int64",) * 8
     if moved:
         args += ", x"
         argtypes += (f"{moved}*",)
-    src_text = (PREAMBLE + SYNC_SOURCE + f"\n\ndef {kname}({args}):\n" + "\n".join(b) + "\n")
-    return compiler.KernelSpec(kname, src_text, kname, argtypes)
+    src_text = (PREAMBLE + SYNC_SOURCE + (staging_source(N) if staged else "")
+                + f"\n\ndef {kname}({args}):\n" + "\n".join(b) + "\n")
+    return compiler.KernelSpec(kname, src_text, kname, argtypes,
+                               dynamic_shared=TILE * D.itemsize if staged else 0)
 
 
 # ---- the column-scan kernel ---------------------------------------------------------------------
@@ -772,12 +892,13 @@ def _rows(a: CudaArray):
 
 
 @functools.lru_cache(maxsize=1024)
-def _row_shape(src: np.dtype, D: np.dtype, moved: int, segmented: bool, knobs: tuple):
-    """A row scan's launch shape: (N, V, T) of row_params, the tile's elements, whether it has
-    the look-back warp, threads a block, status words a tile. `knobs`: the module's tile
-    settings it depends on (so that a sweep changing them gets fresh shapes)."""
-    N, V, T = row_params(src, D, moved, not segmented and not moved)
-    lookback_warp = _has_lookback_warp(segmented)
+def _row_shape(src: np.dtype, D: np.dtype, moved: int, segmented: bool, staged: bool,
+               knobs: tuple):
+    """A row scan's launch shape under the tile settings `knobs` (tile_knobs()): (N, V, T) of
+    row_params, the tile's elements, whether it has the look-back warp, threads a block, status
+    words a tile."""
+    N, V, T = row_params(src, D, moved, not segmented and not moved, staged, knobs)
+    lookback_warp = _has_lookback_warp(segmented, knobs)
     return N, V, T, T * V * N, lookback_warp, T + 32 if lookback_warp else T, status_words(D)
 
 
@@ -795,11 +916,16 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
     src, D = a.dtype, (_rank_dtype(total) if x is not None else dst.dtype)
     moved = _raw(x.dtype) if x is not None else None
     segmented = M > 1
-    N, V, T, TILE, lookback_warp, threads, words = _row_shape(
-        src, D, x.dtype.itemsize if x is not None else 0, segmented,
-        (SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, LOOKBACK_WARP))
+    moved_size = x.dtype.itemsize if x is not None else 0
     in_rs, in_cs = _rows(a)
-    in_kind = _kind(a, in_cs == 1 and (M == 1 or in_rs == K), N)
+    in_kind = _kind(a, in_cs == 1 and (M == 1 or in_rs == K),
+                    layout.vector_width(src.itemsize, D.itemsize, moved_size or 1))
+    dev = runtime.get_device(a.device_index)
+    knobs = tile_knobs()
+    staged = stages_tile(src, D, flag, in_kind, segmented, moved) and \
+        knobs[0] * knobs[3] * 16 + SHARED_RESERVE <= dev.max_shared_per_block
+    N, V, T, TILE, lookback_warp, threads, words = _row_shape(src, D, moved_size, segmented,
+                                                              staged, knobs)
     if x is None:
         out_rs, out_cs = _rows(dst)
         out_kind = _kind(dst, out_cs == 1 and (M == 1 or out_rs == K), N)
@@ -808,12 +934,11 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
         out_kind = _kind(x, True, N)
     tiles = -(-total // TILE)
     bits = 32 if total + TILE <= layout.INT32_MAX else 64
-    dev = runtime.get_device(a.device_index)
     key = ("row", op, src, D, flag, in_kind, out_kind, bits, segmented, moved, N, V, T,
-           lookback_warp)
+           lookback_warp, staged)
     kern = compiler.cached_kernel(dev.index, "scan", key,
                                   lambda: row_spec(op, src, D, flag, in_kind, out_kind, bits,
-                                                   segmented, moved, lookback_warp))
+                                                   segmented, moved, lookback_warp, staged))
     with _status_lock:  # launches queued in the order their epochs and tile ids were taken
         status, first, e4 = _status_area(dev, words, tiles)
         args = (dst.ptr, a.ptr, status.ptr, first, e4, total, K, in_rs, in_cs, out_rs, out_cs)

@@ -34,7 +34,7 @@ from arrayx.cuda.array import CudaArray
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_indexing_host import Heap  # noqa: E402
 
-scan.SCAN_BLOCK, scan.SCAN_VECTORS, scan.ONE_ROW_VECTORS = 32, 1, 1
+scan.SCAN_BLOCK, scan.SCAN_VECTORS, scan.ONE_ROW_VECTORS, scan.STAGED_VECTORS = 32, 1, 1, 1
 LAG = 36
 heap = Heap(1 << 24)
 
@@ -55,6 +55,7 @@ class _Device:
     index = 0
     stream = _Stream()
     multiprocessor_count = 2
+    max_shared_per_block = 227 * 1024
     allocator = _Allocator()
 
 
@@ -106,6 +107,16 @@ class _StatusWords:
             return old
 
 
+def _cp_async16(dst, didx, src, sidx):
+    """cp.async of 16 bytes, done at once (the wait that follows has nothing to wait for)."""
+    for k in range(16 // dst.dtype.itemsize):
+        dst[int(didx) + k] = src[int(sidx) + k]
+
+
+def _sload(n):
+    return lambda arr, i: tuple(arr[int(i) + k] for k in range(n))
+
+
 def _bitcast(x, proto):
     to = np.asarray(proto).dtype
     src = np.dtype(("f" if to.kind in "iu" else "u") + str(to.itemsize))
@@ -122,7 +133,8 @@ class _SimKernel:
             ns[f"vload{n}"], ns[f"vstore{n}"] = vload(n), vstore(n)
         ns.update(ld_relaxed=self.status.load, ld_acquire=self.status.load,
                   st_relaxed=self.status.store, st_release=self.status.store,
-                  atom_add=self.status.atom_add, bitcast=_bitcast)
+                  atom_add=self.status.atom_add, bitcast=_bitcast, cp_async16=_cp_async16,
+                  cp_async_wait_all=lambda: None, **{f"sload{n}": _sload(n) for n in (1, 2, 4)})
         self.fn = ns[spec.entry]
 
     def __call__(self, stream, grid, block, args, keep, nbytes=0):
@@ -136,7 +148,7 @@ class _SimKernel:
                 conv.append(v)
         self.status.first = args[3]
         self.status.before = {}
-        launch(self.fn, grid, block, conv, range(grid))
+        launch(self.fn, grid, block, conv, range(grid), self.spec.dynamic_shared)
         for _, q, j, word in self.status.late:  # the kernel's end: every store lands
             q[j] = word
         self.status.late = []
@@ -193,8 +205,15 @@ def main(case):
         host = rng.standard_normal(30 * 128 + 3).astype(f32)
         out = heap.empty(host.shape, f32)
         scan.row_scan("sum", _put(host), out)
-        check("cumulative_sum float32 again, the status words reused", heap.get(out),
+        check("cumulative_sum float32 again, the status words reused, the tile staged",
+              heap.get(out), np.cumsum(host.astype(np.float64)))
+        t0 = time.time()  # aligned, not staged: the tile through registers
+        staged, scan.STAGED_VECTORS = scan.STAGED_VECTORS, 0
+        out = heap.empty(host.shape, f32)
+        scan.row_scan("sum", _put(host), out)
+        check("cumulative_sum float32, aligned, loaded through registers", heap.get(out),
               np.cumsum(host.astype(np.float64)))
+        scan.STAGED_VECTORS = staged
     if case in ("all", "segments"):  # rows shorter and longer than a tile (128 elements)
         for rows, k in ((64, 77), (3, 1700)):
             t0 = time.time()
