@@ -202,6 +202,14 @@ class Encoder:
         self.inflight.clear()
         self.inflight_bytes = 0
 
+    def drain(self):
+        """Commit and wait for this encoder's own batches, by their events, not for the stream:
+        for a wrapper of a foreign stream (runtime.Stream.external) going away."""
+        self.commit()
+        d = runtime.driver()
+        while self.inflight:
+            self._wait_oldest(d)
+
     def _fail(self, err, what, records):
         names = self._names(records)
         # the context is gone: drop everything queued (the memory went with the context)

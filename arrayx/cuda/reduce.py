@@ -93,6 +93,7 @@ COLUMN_SPLIT_BLOCKS_PER_SM = 5
 # launch (2^28 float32: 528 partials; 16k x 16k column sums: 5 x 16384; more takes a temporary)
 COUNTERS = 65536
 SCRATCH_PARTIAL_BYTES = 1 << 20
+SPLIT_SCRATCH = "reduce split"  # the scratch's key in runtime.Stream.scratch
 # PTX cache qualifier of the contig kernels' 16-byte loads of real (non-complex) inputs, which
 # are read once: streaming them past L1 (".L1::no_allocate") or through the non-coherent path
 # (".nc", as CUB's reductions) both beat plain loads on the H200 (reduce-sweep-2026-11-30-
@@ -767,18 +768,15 @@ def _plan(name, in_dt, out_dt, shape, strides, reduced_axes, order_free, align, 
 
 
 class _Scratch:
-    """A stream's split-reduction scratch: COUNTERS uint32 group counters (zeroed once, left at
-    0 by every launch) then SCRATCH_PARTIAL_BYTES for partials."""
+    """A stream's split-reduction scratch (its Stream.scratch[SPLIT_SCRATCH]): COUNTERS uint32
+    group counters (zeroed once, left at 0 by every launch) then SCRATCH_PARTIAL_BYTES for
+    partials."""
 
     __slots__ = ("buffer", "counters", "partials")
 
 
-_scratches: dict = {}  # (device index, stream handle) -> _Scratch
-
-
 def _scratch(dev, stream):
-    key = (dev.index, stream.ptr)
-    sc = _scratches.get(key)
+    sc = stream.scratch.get(SPLIT_SCRATCH)
     if sc is None:
         nbytes = COUNTERS * 4 + SCRATCH_PARTIAL_BYTES
         a = new_array(dev.index, (nbytes,), np.dtype(np.uint8), dev.allocator)
@@ -786,7 +784,7 @@ def _scratch(dev, stream):
         elementwise.zero_scratch(dev, a.view((COUNTERS * 4,), (1,), 0, True))
         sc = _Scratch()
         sc.buffer, sc.counters, sc.partials = a.buffer, a.ptr, a.ptr + COUNTERS * 4
-        _scratches[key] = sc
+        stream.scratch[SPLIT_SCRATCH] = sc
     return sc
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 
 _driver = None
 _count: int | None = None
@@ -270,11 +271,29 @@ def _create_device(index: int) -> Device:
     return dev
 
 
+# Stream.external's wrappers, one per (device index, handle) while any is referenced, so that
+# the wrappers of one foreign stream share one encoder and one scratch. Weak values: an entry,
+# and with its wrapper the scratch, goes with the last reference to the wrapper; a plain dict
+# would keep every foreign stream's scratch (and encoder) for the process.
+_external_streams: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_external_lock = threading.Lock()
+
+
 class Stream:
     """A CUDA stream of one device, with its encoder (the queue of launches and their buffers).
 
     ``Stream(device)`` creates a new non-blocking stream; ``with stream:`` makes it the stream that
     arrayx queues work for that device on (per device, not per thread).
+
+    ``scratch``: persistent device scratch of kernel families on this stream, each under a key of
+    its own (reduce.SPLIT_SCRATCH, scan.STATUS_SCRATCH), created on first use and zeroed once on
+    the stream. Launches on one stream run in order, so a family may leave state in its scratch
+    for the next launch (counters reset to zero, epoch-tagged status words); a scratch shared by
+    two streams would see their launches interleave. It lives and dies with this object: a new
+    stream starts with none, even where the driver reuses the handle of a destroyed one; the
+    default stream, held by its Device, keeps its scratch for the process.
+    ``scratch_lock``: held by a family that must queue its launches in the order it took their
+    state from the scratch (scan.row_scan), by threads sharing this stream.
     """
 
     def __init__(self, device: int = 0, _default: bool = False, _handle=None):
@@ -289,13 +308,23 @@ class Stream:
         self.ptr = int(_handle)
         from .encoder import Encoder
         self.encoder = Encoder(self)
+        self.scratch = {}
+        self.scratch_lock = threading.Lock()
         self._prev = []
 
     @classmethod
     def external(cls, device: int, handle: int) -> "Stream":
-        """Wrap a stream created by another library (not destroyed by arrayx)."""
-        d = driver()
-        return cls(device, _handle=d.CUstream(handle))
+        """Wrap a stream created by another library (not destroyed by arrayx). While a wrapper
+        of (device, handle) is referenced, this returns that one: one encoder per stream, so
+        work queued through any wrapper reaches the stream in the order it was queued (two
+        encoders would submit their batches in either order), and one scratch. The handle must
+        name the same stream while a wrapper of it lives."""
+        key = (int(device), int(handle))
+        with _external_lock:
+            stream = _external_streams.get(key)
+            if stream is None:
+                stream = _external_streams[key] = cls(device, _handle=driver().CUstream(handle))
+        return stream
 
     def __cuda_stream__(self):
         """The CUDA stream protocol: (version, handle)."""
@@ -327,13 +356,22 @@ class Stream:
         self.wait_event(ev)
 
     def __del__(self):
+        # The encoder's keep lists hold the buffers of queued launches (the scratch included: it
+        # is passed as `keep` to every launch that uses it) only while the encoder lives, and it
+        # goes with this object's attributes, scratch too, once __del__ has returned. So the
+        # queued work is waited for here first.
         try:
-            if self._owned and _driver is not None and self.handle is not None:
-                try:
-                    self.encoder.synchronize()  # its buffers must outlive the queued work
-                finally:
-                    self.encoder.release_all()
-                    _driver.cuStreamDestroy(self.handle)
+            if _driver is None or self.handle is None:
+                return
+            if not self._owned:
+                # a foreign stream may be destroyed by now, or hold work not ours to wait for
+                self.encoder.drain()
+                return
+            try:
+                self.encoder.synchronize()
+            finally:
+                self.encoder.release_all()
+                _driver.cuStreamDestroy(self.handle)
         except Exception:
             pass
 

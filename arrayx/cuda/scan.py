@@ -29,19 +29,20 @@ identity is ever combined in: -0.0 sums and complex products come out as NumPy's
   (cp.async, no registers held while in flight) into a tile in dynamic shared memory, which may
   pass static shared memory's 48 KiB (STAGED_VECTORS); each lane then reads its own vectors back
   (one 16-byte shared load each) and the scan goes on as above.
-* Tile status words, in a per-stream area kept between launches (_status_area; zeroed once, when
-  allocated): flag 1 aggregate (this tile's total, no segment head in it), 2 inclusive prefix
-  (complete: nothing before it matters), tagged with the launch's epoch (flag + 4 x epoch, one
-  more epoch a launch), so the words of earlier launches read as not yet published and no
-  launch clears the area; the tile counter is never reset either: a launch's tile ids count
-  from the counter's value before it (`first`). A tile publishes its aggregate (or directly its
-  prefix when it holds a head), then warp 0 (one row: a look-back warp of its own, which
-  publishes the aggregate before the tile's scan, LOOKBACK_WARP) looks back 32 predecessors at
-  a time (a warp-wide spin, a shuffle reduction of the window truncated at its nearest complete
-  prefix) and publishes its inclusive prefix. Values of at most 32 bits share one 64-bit word
-  with the flag (relaxed strong loads and stores: the word is self-contained); wider and complex
-  values are stored first and the flag released after them (acquire loads). The PTX
-  ld.acquire / st.release intrinsics are in the kernel source itself (part of its cache key).
+* Tile status words, in a per-stream area kept between launches (_status_area, in the stream's
+  runtime.Stream.scratch; zeroed once, when allocated): flag 1 aggregate (this tile's total, no
+  segment head in it), 2 inclusive prefix (complete: nothing before it matters), tagged with the
+  launch's epoch (flag + 4 x epoch, one more epoch a launch), so the words of earlier launches
+  read as not yet published and no launch clears the area; the tile counter is never reset
+  either: a launch's tile ids count from the counter's value before it (`first`). A tile
+  publishes its aggregate (or directly its prefix when it holds a head), then warp 0 (one row: a
+  look-back warp of its own, which publishes the aggregate before the tile's scan,
+  LOOKBACK_WARP) looks back 32 predecessors at a time (a warp-wide spin, a shuffle reduction of
+  the window truncated at its nearest complete prefix) and publishes its inclusive prefix.
+  Values of at most 32 bits share one 64-bit word with the flag (relaxed strong loads and
+  stores: the word is self-contained); wider and complex values are stored first and the flag
+  released after them (acquire loads). The PTX ld.acquire / st.release intrinsics are in the
+  kernel source itself (part of its cache key).
 
 Column scan (the scanned axis is not last and there are at least COLUMN_MIN columns): one thread
 per column of the (P, K, Q) view walks K sequentially, coalesced across the Q contiguous columns,
@@ -65,7 +66,6 @@ element needs the ranks (one sync checks its length) and a scatter kernel.
 from __future__ import annotations
 
 import functools
-import threading
 
 import numpy as np
 
@@ -131,6 +131,7 @@ FLAG_AGGREGATE = 1
 FLAG_PREFIX = 2
 EPOCH_LIMIT = (1 << 30) - 1  # flag + 4 x epoch must fit the 32 flag bits of a one-word status
 STATUS_HEAD = 2  # words before the tiles' statuses: the tile counter, x[mask]'s count
+STATUS_SCRATCH = "scan status"  # (it, words a tile): a status area's key in Stream.scratch
 # a thread's global index, 64-bit (cuda.grid(1) may be 32-bit)
 GID = "(int64(cuda.blockIdx.x) * int64(cuda.blockDim.x) + int64(cuda.threadIdx.x))"
 _I32 = np.dtype("int32")
@@ -421,8 +422,8 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     only): the raw element type of x for a fused mask compaction: instead of storing ranks,
     the selected elements of the flat contiguous x (`out_kind` 'v': read by vectors, 's': by
     elements) go to out[rank - 1] and the total count to status[1].
-    `status`: the stream's status area (_status_area); its tile words are published with flags
-    above `e4` (4 x the launch's epoch) and tile ids count from `first`.
+    `status`: the stream's status area (_status_area, in its Stream.scratch); its tile words are
+    published with flags above `e4` (4 x the launch's epoch) and tile ids count from `first`.
 
     First the thread's V vectors are all loaded (in flight together), scanned serially per lane
     and parked in shared memory; a loop over the V rounds (small code: numba's compile time grows
@@ -939,14 +940,15 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
     kern = compiler.cached_kernel(dev.index, "scan", key,
                                   lambda: row_spec(op, src, D, flag, in_kind, out_kind, bits,
                                                    segmented, moved, lookback_warp, staged))
-    with _status_lock:  # launches queued in the order their epochs and tile ids were taken
-        status, first, e4 = _status_area(dev, words, tiles)
+    stream = dev.stream
+    with stream.scratch_lock:  # launches queued in the order their epochs and tile ids were taken
+        status, first, e4 = _status_area(dev, stream, words, tiles)
         args = (dst.ptr, a.ptr, status.ptr, first, e4, total, K, in_rs, in_cs, out_rs, out_cs)
         if x is None:
-            kern(dev.stream, tiles, threads, args, (dst.buffer, a.buffer, status.buffer),
+            kern(stream, tiles, threads, args, (dst.buffer, a.buffer, status.buffer),
                  total * (src.itemsize + D.itemsize))
             return None
-        kern(dev.stream, tiles, threads, args + (x.ptr,),
+        kern(stream, tiles, threads, args + (x.ptr,),
              (dst.buffer, a.buffer, status.buffer, x.buffer),
              total * (src.itemsize + x.dtype.itemsize))
         # read before a later launch on the stream rewrites it
@@ -961,18 +963,15 @@ class _StatusArea:
     __slots__ = ("array", "tiles", "taken", "epoch")
 
 
-_status_areas: dict = {}  # (device index, stream handle, words a tile) -> _StatusArea
-_status_lock = threading.Lock()
-
-
-def _status_area(dev, words: int, tiles: int):
-    """(the status array, first tile id, 4 x epoch) for a launch of `tiles` tiles on the current
-    stream: launches on one stream run in order, so each finds the words of the ones before it
-    complete and tagged with older epochs. A separate area per status size keeps every word of a
-    tile's status in the same role (a flag word never holds a value). Grown (and zeroed, on the
-    stream) by doubling; the old array is kept alive by the launches that used it."""
-    key = (dev.index, dev.stream.ptr, words)
-    area = _status_areas.get(key)
+def _status_area(dev, stream, words: int, tiles: int):
+    """(the status array, first tile id, 4 x epoch) for a launch of `tiles` tiles on `stream`,
+    the current one (the caller holds its scratch_lock): launches on one stream run in order, so
+    each finds the words of the ones before it complete and tagged with older epochs. A separate
+    area per status size keeps every word of a tile's status in the same role (a flag word never
+    holds a value). Grown (and zeroed, on the stream) by doubling; the old array is kept alive
+    by the launches that used it."""
+    key = (STATUS_SCRATCH, words)
+    area = stream.scratch.get(key)
     if area is None or area.tiles < tiles or area.epoch > EPOCH_LIMIT:
         size = 1024 if area is None else area.tiles * (2 if area.tiles < tiles else 1)
         area = _StatusArea()
@@ -981,7 +980,7 @@ def _status_area(dev, words: int, tiles: int):
                                dev.allocator)
         elementwise.zero_scratch(dev, area.array)
         area.taken, area.epoch = 0, 1  # epoch 0 would match the zeroed words
-        _status_areas[key] = area
+        stream.scratch[key] = area
     first, e4 = area.taken, 4 * area.epoch
     area.taken += tiles
     area.epoch += 1

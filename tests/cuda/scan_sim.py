@@ -48,7 +48,11 @@ class _Allocator:
 
 
 class _Stream:
-    ptr = 0
+    """What row_scan uses of runtime.Stream: its status areas live in `scratch`."""
+
+    def __init__(self):
+        self.scratch = {}
+        self.scratch_lock = threading.Lock()
 
 
 class _Device:

@@ -3,8 +3,10 @@ kernel cache keys and the elementwise template. Runs in CI."""
 
 
 import dataclasses
+import gc
 import hashlib
 import json
+import types
 
 import numpy as np
 import pytest
@@ -223,6 +225,69 @@ def test_loop_returns_to_start():
         a.free(*x)
         a.free(*y)
     assert a.stats()["active"] == start and f.allocs <= 4
+
+
+# ---- streams' scratch over a fake driver --------------------------------------------------
+
+class FakeStreamDriver:
+    """The driver calls a Stream with no queued work makes; handles are reused once destroyed,
+    as the driver may."""
+
+    CUstream = int
+
+    class CUstream_flags:
+        CU_STREAM_NON_BLOCKING = types.SimpleNamespace(value=1)
+
+    def __init__(self):
+        self.free_handles = [0x5000]
+        self.destroyed = []
+
+    def cuStreamCreate(self, flags):
+        return 0, self.free_handles.pop()
+
+    def cuStreamSynchronize(self, handle):
+        return (0,)
+
+    def cuStreamDestroy(self, handle):
+        self.destroyed.append(handle)
+        self.free_handles.append(handle)
+        return (0,)
+
+
+@pytest.fixture
+def fake_streams(monkeypatch):
+    from arrayx.cuda import runtime
+    driver = FakeStreamDriver()
+    device = types.SimpleNamespace(index=0)
+    monkeypatch.setattr(runtime, "_driver", driver)
+    monkeypatch.setattr(runtime, "get_device", lambda index=0: device)
+    yield runtime, driver
+    gc.collect()  # the test's streams are finalised with the fake driver, not a later one
+
+
+def test_a_stream_on_a_reused_handle_starts_with_no_scratch(fake_streams):
+    runtime, driver = fake_streams
+    first = runtime.Stream(0)
+    first.scratch["family"] = object()
+    handle = first.ptr
+    del first
+    gc.collect()  # a stream and its encoder refer to each other
+    assert driver.destroyed == [handle]
+    second = runtime.Stream(0)
+    assert second.ptr == handle and second.scratch == {}
+
+
+def test_wrappers_of_one_foreign_stream_share_scratch_while_one_lives(fake_streams):
+    runtime, driver = fake_streams
+    first = runtime.Stream.external(0, 0x77)
+    first.scratch["family"] = area = object()
+    second = runtime.Stream.external(0, 0x77)
+    assert second.scratch["family"] is area and second.encoder is first.encoder
+    assert runtime.Stream.external(0, 0x78).scratch == {}
+    del first, second
+    gc.collect()
+    assert runtime.Stream.external(0, 0x77).scratch == {}
+    assert 0x77 not in driver.destroyed  # not arrayx's to destroy
 
 
 # ---- kernel template and cache key -------------------------------------------------------

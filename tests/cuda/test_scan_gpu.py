@@ -1,7 +1,8 @@
 """Row scans on a real GPU (skipped without one): the per-stream status area that every launch
-tags with a new epoch instead of clearing (arrayx/cuda/scan.py _status_area). A word of an
-earlier launch taken for a published status shows as a wrong prefix; tile ids counted from the
-wrong start, as tiles skipped or scanned twice."""
+tags with a new epoch instead of clearing (arrayx/cuda/scan.py _status_area, kept in the
+stream's runtime.Stream.scratch). A word of an earlier launch taken for a published status
+shows as a wrong prefix; tile ids counted from the wrong start, as tiles skipped or scanned
+twice."""
 
 import numpy as np
 import pytest
@@ -37,19 +38,19 @@ def test_scans_of_changing_sizes_reuse_the_status_area(rng):
         m = rng.random(n) < 0.3
         got = _host(xp.asarray(x, device="cuda:0")[xp.asarray(m, device="cuda:0")])
         np.testing.assert_array_equal(got, x[m])
-    key = (0, dev.stream.ptr, 1)
-    area = scan._status_areas[key]
+    key = (scan.STATUS_SCRATCH, 1)
+    area = dev.stream.scratch[key]
     assert area.tiles >= 2000
     epoch, taken = area.epoch, area.taken
     _check_cumsum(rng, 7 * tile)  # one launch: one epoch more, its 7 tile ids counted
-    assert scan._status_areas[key] is area
+    assert dev.stream.scratch[key] is area
     assert (area.epoch, area.taken) == (epoch + 1, taken + 7)
     # the two-slot statuses (complex64 values, int64 products) have an area of their own
     _check_cumsum(rng, 5 * tile + 3, "complex64")
     s = np.where(rng.random(9 * tile) < 0.5, -1, 1).astype(np.int64)
     got = _host(xp.cumulative_prod(xp.asarray(s, device="cuda:0")))
     np.testing.assert_array_equal(got, np.cumprod(s))
-    assert (0, dev.stream.ptr, scan.status_words(np.dtype("int64"))) in scan._status_areas
+    assert (scan.STATUS_SCRATCH, scan.status_words(np.dtype("int64"))) in dev.stream.scratch
 
 
 def test_epoch_limit_starts_a_fresh_area(rng, monkeypatch):
@@ -59,7 +60,7 @@ def test_epoch_limit_starts_a_fresh_area(rng, monkeypatch):
     arrays = set()
     for n in (50_000, 70_000, 30_000, 90_000, 60_000):
         _check_cumsum(rng, n)
-        arrays.add(id(scan._status_areas[(0, dev.stream.ptr, 1)].array))
+        arrays.add(id(dev.stream.scratch[(scan.STATUS_SCRATCH, 1)].array))
     assert len(arrays) >= 2
 
 
@@ -70,6 +71,6 @@ def test_scans_on_a_user_stream(rng):
     with s:
         _check_cumsum(rng, 300_000)
         _check_cumsum(rng, 100_000)
-        assert (0, xc.current_stream(0).ptr, 1) in scan._status_areas
+        assert (scan.STATUS_SCRATCH, 1) in s.scratch
     s.synchronize()
     _check_cumsum(rng, 200_000)
