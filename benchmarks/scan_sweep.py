@@ -1,5 +1,5 @@
 """Sweep of the row-scan tile shape (arrayx/cuda/scan.py SCAN_BLOCK x SCAN_VECTORS,
-ONE_ROW_VECTORS for one plain row, STAGED_VECTORS for a staged one) on the two scan targets, to
+ONE_ROW_VECTORS for one plain row, LANE_VECTORS for lane_row_spec's kernel) on the two scan targets, to
 pick the module's defaults. Run once on the GPU:
 
     python benchmarks/scan_sweep.py [--reps 10]
@@ -23,21 +23,19 @@ sys.path.insert(0, HERE)
 
 from harness import Harness  # noqa: E402
 
-# (SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, STAGED_VECTORS, LOOKBACK_WARP). x[mask] (a flag
+# (SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, LANE_VECTORS, LOOKBACK_WARP). x[mask] (a flag
 # scan with compaction) keeps a head byte per element in shared memory beside the values (5
 # bytes an element for float32), which caps its tile at 8192 elements; cumulative_sum of one
-# aligned row of float32 is staged (STAGED_VECTORS: dynamic shared memory, up to 227 KiB a
-# block); NOT_STAGED makes it take the register path (ONE_ROW_VECTORS, static shared memory).
-# x[mask] is timed for the settings whose flag-scan tile differs from the one before.
-# Earlier runs: scan-sweep-2026-11-30*.log. The first setting timed ran slower than its repeats
-# (0.834 ms, later 0.77): one untimed round comes first, and the defaults are timed first and
-# last.
-NOT_STAGED = 0  # the tile through registers
-SETTINGS = [(256, 8, 11, NOT_STAGED, True), (256, 8, 11, 11, True), (256, 8, 11, 13, True),
-            (256, 8, 11, 16, True), (256, 8, 11, 18, True), (256, 8, 11, 20, True),
-            (256, 8, 11, 24, True), (256, 8, 11, 28, True), (512, 8, 11, 8, True),
-            (512, 8, 11, 12, True), (128, 8, 11, 32, True), (128, 8, 11, 26, True),
-            (256, 8, 11, NOT_STAGED, True)]
+# aligned row of float32 runs lane_row_spec's kernel (LANE_VECTORS, odd), or with LANE_VECTORS
+# 0 row_spec's (ONE_ROW_VECTORS). x[mask] is timed for the settings whose flag-scan tile
+# differs from the one before. Earlier runs: scan-sweep-2026-11-30*.log (session 6's first:
+# row_spec's tile staged through cp.async, since replaced by lane_row_spec). The first setting
+# timed ran slower than its repeats (0.834 ms, later 0.77): one untimed round comes first, and
+# the defaults are timed first and last.
+SETTINGS = [(256, 8, 11, 11, True), (256, 8, 11, 0, True), (256, 8, 11, 7, True),
+            (256, 8, 11, 9, True), (256, 8, 11, 13, True), (256, 8, 11, 15, True),
+            (128, 8, 11, 11, True), (128, 8, 11, 21, True), (512, 8, 11, 5, True),
+            (512, 8, 11, 7, True), (256, 8, 11, 11, True)]
 
 
 def main():
@@ -73,13 +71,12 @@ def main():
     H.gpu_time("arrayx", lambda: xp.cumulative_sum(x), reps=a.reps)
     rows = []
     flag_tile = None
-    for block, vectors, one_row, staged_vectors, lookback_warp in SETTINGS:
+    for block, vectors, one_row, lane_vectors, lookback_warp in SETTINGS:
         scan.SCAN_BLOCK, scan.SCAN_VECTORS, scan.ONE_ROW_VECTORS = block, vectors, one_row
-        scan.STAGED_VECTORS, scan.LOOKBACK_WARP = staged_vectors, lookback_warp
-        staged = staged_vectors != NOT_STAGED
-        plain = staged_vectors if staged else scan.row_params(x.dtype, x.dtype, plain_row=True)[1]
+        scan.LANE_VECTORS, scan.LOOKBACK_WARP = lane_vectors, lookback_warp
+        plain = lane_vectors or scan.row_params(x.dtype, x.dtype, plain_row=True)[1]
         setting = (f"{block} threads x {vectors} (one row {plain}"
-                   + (" staged" if staged else "") + ") vectors"
+                   + (" lanes" if lane_vectors else "") + ") vectors"
                    + (" + look-back warp" if lookback_warp else ""))
         try:
             got = cp.from_dlpack(xp.cumulative_sum(x))

@@ -25,10 +25,11 @@ identity is ever combined in: -0.0 sums and complex products come out as NumPy's
   element is 'open' (no segment head before it in its warp's chunk: it takes the prefix); one
   plain row (no segments, no compaction) needs none, so its tiles are larger (ONE_ROW_VECTORS).
   One plain row of the result's own dtype in aligned 16-byte vectors (a 1-D cumulative_sum of
-  float32, say) is *staged*: each lane's vectors go straight from global to shared memory
-  (cp.async, no registers held while in flight) into a tile in dynamic shared memory, which may
-  pass static shared memory's 48 KiB (STAGED_VECTORS); each lane then reads its own vectors back
-  (one 16-byte shared load each) and the scan goes on as above.
+  float32, say) has a leaner kernel of its own (lane_row_spec): the tile goes to shared memory by
+  coalesced cp.async copies, then each lane owns V x N *contiguous* elements: it adds them up,
+  one warp scan of the lane totals and the warp totals give every lane its prefix, and it scans
+  its elements serially from that prefix, back into shared memory, from where the tile is stored
+  coalesced. A few instructions an element instead of the segmented machinery's dozens.
 * Tile status words, in a per-stream area kept between launches (_status_area, in the stream's
   runtime.Stream.scratch; zeroed once, when allocated): flag 1 aggregate (this tile's total, no
   segment head in it), 2 inclusive prefix (complete: nothing before it matters), tagged with the
@@ -116,14 +117,15 @@ ONE_ROW_VECTORS = 11
 # Tiles above the 48 KiB of static shared memory (dynamic shared memory, with cp.async so that
 # registers stay flat) are the next thing to try.
 LOOKBACK_WARP = True
-# One plain row of the scan's own dtype in aligned 16-byte vectors: the tile is *staged*, its
-# loads go straight to shared memory (cp.async; no registers hold them in flight), and it lives
-# in dynamic shared memory, so it may pass the 48 KiB of static shared memory: this many vectors
-# a thread; 0: never staged. On the H200 (scan-sweep-2026-11-30-session6.log, 2^28 float32
-# cumulative_sum, of the copy) staging did not pay: 256 x 11 through registers 0.73-0.74;
-# staged 256 x 11 0.69, x13 0.70, x16 0.71, x18 0.72, x20 0.66, x24 0.68, x28 0.68; 512 x 8
-# 0.61, x12 0.68; 128 x 26 0.71, x32 0.64. Larger tiles (fewer look-backs) no longer help.
-STAGED_VECTORS = 0
+# One plain row of the scan's own dtype in aligned 16-byte vectors (lane_row_spec): vectors a
+# lane owns, odd so that 16-byte shared accesses at a stride of LANE_VECTORS vectors are free of
+# bank conflicts; 0: that row takes row_spec's kernel. Why a kernel of its own: ncu on the H200
+# (ncu-scan-2026-11-30-session6.txt) shows row_spec's plain-row float32 kernel issuing an
+# instruction on 72% of its cycles (compute 71% of peak, DRAM 65%, 3.11 TB/s): its segmented
+# (valid, head, value) steps cost dozens of instructions an element. Staging row_spec's tile
+# through cp.async alone did not help (scan-sweep-2026-11-30-session6.log: 256 x 11 through
+# registers 0.73-0.74 of the copy; staged x11 0.69, x16 0.71, x18 0.72, x24 0.68).
+LANE_VECTORS = 11
 SHARED_RESERVE = 2048  # shared memory for the tile's small arrays (warp totals, the prefix)
 COLUMN_MIN = 1 << 16     # columns needed to fill the GPU with one thread per column
 COLUMN_UNROLL = 8        # loads in flight per thread in the column scan
@@ -214,11 +216,12 @@ def bitcast(typingctx, x, proto):
 
 
 def staging_source(n: int) -> str:
-    """Source of a staged tile's intrinsics (part of its kernels' source, so of their cache key):
+    """Source of lane_row_spec's intrinsics (part of its kernels' source, so of their cache key):
     cp_async16(dst, i, src, j), 16 bytes from element j of the global pointer `src` to element i
     of the shared array `dst`; cp_async_wait_all(), the wait for the thread's copies; and
     sload{n}(arr, i), the n elements from element i of a shared array as one 16-byte load (reads
-    of a lane's own n elements, element by element, would conflict n ways across the banks)."""
+    of a lane's own n elements, element by element, would conflict n ways across the banks) and
+    sstore{n}(arr, i, values), its store."""
     return f'''
 
 @_intrinsic
@@ -250,20 +253,23 @@ def cp_async_wait_all(typingctx):
     return sig, codegen
 
 
+def _shared_vector(context, builder, arrty, arr, idx, T):
+    complex_ = isinstance(T, _types.Complex)
+    lane = context.get_data_type(T.underlying_float if complex_ else T)
+    k = 2 if complex_ else 1
+    a = context.make_array(arrty)(context, builder, arr)
+    vt = _ir.VectorType(lane, {n} * k)
+    vp = builder.bitcast(builder.gep(a.data, [idx]), _ir.PointerType(vt))
+    return builder.addrspacecast(vp, _ir.PointerType(vt, addrspace=3)), vt, k
+
+
 @_intrinsic
 def sload{n}(typingctx, arr, idx):
     T = arr.dtype
     sig = _types.UniTuple(T, {n})(arr, idx)
 
     def codegen(context, builder, sig, args):
-        complex_ = isinstance(T, _types.Complex)
-        lane = context.get_data_type(T.underlying_float if complex_ else T)
-        k = 2 if complex_ else 1
-        a = context.make_array(sig.args[0])(context, builder, args[0])
-        p = builder.gep(a.data, [args[1]])
-        vt = _ir.VectorType(lane, {n} * k)
-        vp = builder.addrspacecast(builder.bitcast(p, _ir.PointerType(vt)),
-                                   _ir.PointerType(vt, addrspace=3))
+        vp, vt, k = _shared_vector(context, builder, sig.args[0], args[0], args[1], T)
         v = builder.load(vp, align=16)
         out = _ir.Constant(context.get_value_type(sig.return_type), _ir.Undefined)
         i32 = _ir.IntType(32)
@@ -277,6 +283,26 @@ def sload{n}(typingctx, arr, idx):
                         e, builder.extract_element(v, _ir.Constant(i32, 2 * j + part)), part)
             out = builder.insert_value(out, e, j)
         return out
+    return sig, codegen
+
+
+
+@_intrinsic
+def sstore{n}(typingctx, arr, idx, values):
+    T = arr.dtype
+    sig = _types.void(arr, idx, _types.UniTuple(T, {n}))
+
+    def codegen(context, builder, sig, args):
+        vp, vt, k = _shared_vector(context, builder, sig.args[0], args[0], args[1], T)
+        v = _ir.Constant(vt, _ir.Undefined)
+        i32 = _ir.IntType(32)
+        for j in range({n}):
+            e = builder.extract_value(args[2], j)
+            for part in range(k):
+                lane_value = e if k == 1 else builder.extract_value(e, part)
+                v = builder.insert_element(v, lane_value, _ir.Constant(i32, k * j + part))
+        builder.store(v, vp, align=16)
+        return context.get_dummy_value()
     return sig, codegen
 '''
 
@@ -357,34 +383,126 @@ def status_words(D: np.dtype) -> int:
 
 def tile_knobs() -> tuple:
     """The module's tile settings that row shapes depend on (sweeps patch them), as one value:
-    (SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, STAGED_VECTORS, LOOKBACK_WARP)."""
-    return SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, STAGED_VECTORS, LOOKBACK_WARP
+    (SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, LANE_VECTORS, LOOKBACK_WARP)."""
+    return SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, LANE_VECTORS, LOOKBACK_WARP
 
 
-def stages_tile(src: np.dtype, D: np.dtype, flag: bool, in_kind: str, segmented: bool,
-                moved) -> bool:
-    """Whether a row scan's tile is staged (STAGED_VECTORS): one plain row read as 16-byte
-    vectors of the result's dtype itself."""
-    return (STAGED_VECTORS > 0 and not segmented and moved is None and not flag and src == D
-            and in_kind == "v" and D.itemsize >= 4)
+def takes_lane_kernel(src: np.dtype, D: np.dtype, flag: bool, kinds: str, segmented: bool,
+                      moved, knobs: tuple | None = None) -> bool:
+    """Whether a row scan runs lane_row_spec's kernel: one plain row of the result's dtype
+    itself, read and written as 16-byte vectors (`kinds` "vv"), with LANE_VECTORS set."""
+    return ((knobs or tile_knobs())[3] > 0 and not segmented and moved is None and not flag
+            and src == D and kinds == "vv" and D.itemsize >= 4)
 
 
 def row_params(src: np.dtype, D: np.dtype, moved: int = 0, plain_row: bool = False,
-               staged: bool = False, knobs: tuple | None = None):
+               lanes: bool = False, knobs: tuple | None = None):
     """(N, V, T): elements per vector (16 bytes of the widest of input, result and, for a mask
     compaction, the moved elements of `moved` bytes), vectors per thread (SCAN_VECTORS,
-    ONE_ROW_VECTORS for a `plain_row`, STAGED_VECTORS for a `staged` one; fewer for elements
-    under 4 bytes: the same element count; at most what static shared memory holds unless
-    staged) and threads per tile, under the tile settings `knobs` (tile_knobs(): the module's)."""
-    block, vectors, one_row_vectors, staged_vectors, _ = knobs or tile_knobs()
+    ONE_ROW_VECTORS for a `plain_row`, LANE_VECTORS for lane_row_spec's kernel (`lanes`); fewer
+    for elements under 4 bytes: the same element count; at most what static shared memory holds)
+    and threads per tile, under the tile settings `knobs` (tile_knobs(): the module's)."""
+    block, vectors, one_row_vectors, lane_vectors, _ = knobs or tile_knobs()
     N = layout.vector_width(src.itemsize, D.itemsize, moved or 1)
     T = block
-    if staged:
-        return N, staged_vectors, T
+    if lanes:
+        return N, lane_vectors, T
     V = max(1, (one_row_vectors if plain_row else vectors) * min(N, 4) // N)
     fit = ((compiler.STATIC_SHARED_LIMIT - SHARED_RESERVE)
            // (T * N * (D.itemsize + (0 if plain_row else 1))))
     return N, max(1, min(V, fit)), T
+
+
+def _comb_source(op: str, D: np.dtype) -> str:
+    """comb: the segmented operator on (valid, head, value) triples (a kernel's inner function)."""
+    return f"""    def comb(lv, lh, la, rv, rh, ra):
+        # the segmented operator on (valid, head, value) triples, left then right
+        if rv == 0:
+            return int32(lv), int32(lh), la
+        if lv == 0 or rh != 0:
+            return int32(1), int32(lh | rh), ra
+        return int32(1), int32(lh), {_op_expr(op, D, 'la', 'ra')}"""
+
+
+def _status_source(D: np.dtype) -> str:
+    """publish(t, flag, value) and read(t) -> (flag, value) of tile t's status word(s), flags
+    tagged with the launch's epoch (e4) (a kernel's inner functions)."""
+    count, L = _lanes(D)
+    words = status_words(D)
+    if words == 1:
+        # flag and value in one word: relaxed (strong, L2-coherent) accesses suffice, the word
+        # is self-contained and nothing else is read through it
+        return f"""    def publish(t, fl, val):
+        st_relaxed(status, int64({STATUS_HEAD}) + t,
+                   (uint64(e4 + fl) << uint64(32)) | {_to_bits(L, 'val')})
+
+    def read(t):
+        w = ld_relaxed(status, int64({STATUS_HEAD}) + t)
+        while (w >> uint64(32)) <= uint64(e4):
+            w = ld_relaxed(status, int64({STATUS_HEAD}) + t)
+        return int32((w >> uint64(32)) & uint64(3)), {_from_bits(L, 'w')}"""
+    parts = ["val.real", "val.imag"] if count == 2 else ["val"]
+    stores = "\n".join(f"        status[slot + {k}] = {_to_bits(L, p)}"
+                       for k, p in enumerate(parts))
+    loads = [_from_bits(L, f"ld_relaxed(status, slot + {k})") for k in range(count)]
+    value = f"{D.name}(complex({loads[0]}, {loads[1]}))" if count == 2 else loads[0]
+    return f"""    def publish(t, fl, val):
+        base = int64({STATUS_HEAD}) + t * {words}
+        slot = base + 1 + (0 if fl == {FLAG_AGGREGATE} else {count})
+{stores}
+        st_release(status, base, uint64(e4 + fl))
+
+    def read(t):
+        base = int64({STATUS_HEAD}) + t * {words}
+        fl = ld_acquire(status, base)
+        while fl <= uint64(e4):
+            fl = ld_acquire(status, base)
+        fl = fl & uint64(3)
+        slot = base + 1 + (0 if fl == uint64({FLAG_AGGREGATE}) else {count})
+        return int32(fl), {value}"""
+
+
+def _lookback_source(op: str, D: np.dtype, first_head: str) -> str:
+    """The look-back of one warp (8 spaces deep): unless `first_head` (the tile starts a
+    segment), read 32 predecessors' statuses at a time (a spin until each is published), reduce
+    the window down to its nearest complete prefix, until one is found; then lane 0 publishes
+    the tile's inclusive prefix (its aggregate `ta`, head flag `th`) and leaves the exclusive
+    prefix (xv valid, xa) in sh_pv / sh_pa."""
+    zero = f"{D.name}(0)"
+
+    def OP(a, b):
+        return _op_expr(op, D, a, b)
+    return f"""        xv = int32(0)
+        xa = {zero}
+        if {first_head} == 0:
+            j = tile - 1 - lane
+            while True:
+                if j >= 0:
+                    fl, va = read(j)
+                else:
+                    fl = int32({FLAG_PREFIX})
+                    va = {zero}
+                hh = int32(fl == {FLAG_PREFIX})
+                d = 1
+                while d < 32:
+                    ho = cuda.shfl_down_sync(0xffffffff, hh, d)
+                    ao = shdn(va, d)
+                    if lane + d < 32:
+                        if hh == 0:
+                            va = {OP('ao', 'va')}
+                        hh = int32(hh | ho)
+                    d *= 2
+                wh = cuda.shfl_sync(0xffffffff, hh, 0)
+                wa = shidx(va, 0)
+                xv, xh, xa = comb(int32(1), wh, wa, xv, int32(0), xa)
+                if wh != 0:
+                    break
+                j -= 32
+            if lane == 0 and th == 0:
+                publish(tile, {FLAG_PREFIX}, {OP('xa', 'ta')})
+        if lane == 0:
+            sh_pv[0] = xv
+            sh_pa[0] = xa"""
 
 
 # ---- the row-scan kernel -----------------------------------------------------------------------
@@ -414,7 +532,7 @@ def _nested(lines):
 
 def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_kind: str,
              bits: int, segmented: bool = True, moved: str | None = None,
-             lookback_warp: bool | None = None, staged: bool | None = None):
+             lookback_warp: bool | None = None):
     """Decoupled look-back scan of the flat (M, K) sequence, segment heads every K elements
     (`segmented` False: one row, M == 1, no per-element row arithmetic).
     `in_kind`/`out_kind`: 'v' (flat and 16-byte aligned: vector access) or 's' (element (r, p)
@@ -432,9 +550,7 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     look-back a second loop adds the tile + block prefix to the open elements and stores.
     `lookback_warp` (one row only, not `segmented`; None: as LOOKBACK_WARP says): the block has
     one warp more than the tile's T threads; the tile's warps add up their values right after
-    the loads, and while they scan, that warp publishes the tile's aggregate and looks back.
-    `staged` (None: whenever stages_tile allows): the tile of STAGED_VECTORS is loaded by
-    cp.async into dynamic shared memory (the spec's dynamic_shared bytes)."""
+    the loads, and while they scan, that warp publishes the tile's aggregate and looks back."""
     assert moved is None or (flag and not segmented)
     if lookback_warp is None:
         lookback_warp = _has_lookback_warp(segmented)
@@ -443,17 +559,12 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     # 1: selected) are kept per element unless the row is plain: then every element is open
     # except those of the first warp chunk of the row, whose prefix is empty anyway
     plain = not segmented and not moved
-    if staged is None:
-        staged = stages_tile(src, D, flag, in_kind, segmented, moved)
-    assert not staged or stages_tile(src, D, flag, in_kind, segmented, moved)
-    N, V, T = row_params(src, D, np.dtype(moved).itemsize if moved else 0, plain, staged)
+    N, V, T = row_params(src, D, np.dtype(moved).itemsize if moved else 0, plain)
     WARPS = T // 32
     TILE = T * V * N
-    assert staged or TILE * (D.itemsize + (0 if plain else 1)) <= \
+    assert TILE * (D.itemsize + (0 if plain else 1)) <= \
         compiler.STATIC_SHARED_LIMIT - SHARED_RESERVE, "scan tile too large for shared memory"
     WCHUNK = 32 * V * N
-    count, L = _lanes(D)
-    words = status_words(D)
     Dn = D.name
     ut = "uint32" if bits == 32 else "uint64"
     zero = f"{Dn}(0)"
@@ -464,45 +575,8 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     b = []
     add = b.append
     add(_shuffles(D).rstrip("\n"))
-    add(f"""    def comb(lv, lh, la, rv, rh, ra):
-        # the segmented operator on (valid, head, value) triples, left then right
-        if rv == 0:
-            return int32(lv), int32(lh), la
-        if lv == 0 or rh != 0:
-            return int32(1), int32(lh | rh), ra
-        return int32(1), int32(lh), {OP('la', 'ra')}""")
-    if words == 1:
-        # flag and value in one word: relaxed (strong, L2-coherent) accesses suffice, the word
-        # is self-contained and nothing else is read through it
-        add(f"""    def publish(t, fl, val):
-        st_relaxed(status, int64({STATUS_HEAD}) + t,
-                   (uint64(e4 + fl) << uint64(32)) | {_to_bits(L, 'val')})
-
-    def read(t):
-        w = ld_relaxed(status, int64({STATUS_HEAD}) + t)
-        while (w >> uint64(32)) <= uint64(e4):
-            w = ld_relaxed(status, int64({STATUS_HEAD}) + t)
-        return int32((w >> uint64(32)) & uint64(3)), {_from_bits(L, 'w')}""")
-    else:
-        parts = ["val.real", "val.imag"] if count == 2 else ["val"]
-        stores = "\n".join(f"        status[slot + {k}] = {_to_bits(L, p)}"
-                           for k, p in enumerate(parts))
-        loads = [_from_bits(L, f"ld_relaxed(status, slot + {k})") for k in range(count)]
-        value = f"{Dn}(complex({loads[0]}, {loads[1]}))" if count == 2 else loads[0]
-        add(f"""    def publish(t, fl, val):
-        base = int64({STATUS_HEAD}) + t * {words}
-        slot = base + 1 + (0 if fl == {FLAG_AGGREGATE} else {count})
-{stores}
-        st_release(status, base, uint64(e4 + fl))
-
-    def read(t):
-        base = int64({STATUS_HEAD}) + t * {words}
-        fl = ld_acquire(status, base)
-        while fl <= uint64(e4):
-            fl = ld_acquire(status, base)
-        fl = fl & uint64(3)
-        slot = base + 1 + (0 if fl == uint64({FLAG_AGGREGATE}) else {count})
-        return int32(fl), {value}""")
+    add(_comb_source(op, D))
+    add(_status_source(D))
 
     def positions(indent, sfx=""):
         """p{sfx}_j (position in the row; a head where 0) and r{sfx}_j (row) of the vector at
@@ -519,7 +593,7 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
                     f"    {p}_{j} = int64(0)", f"    {r}_{j} += 1"]
         return [indent + s for s in out]
 
-    add(f"""    sh_s = cuda.shared.array({0 if staged else TILE}, {Dn})
+    add(f"""    sh_s = cuda.shared.array({TILE}, {Dn})
 {"" if plain else f"    sh_o = cuda.shared.array({TILE}, uint8)"}
     sh_h = cuda.shared.array({WARPS}, int32)
     sh_a = cuda.shared.array({WARPS}, {Dn})
@@ -541,25 +615,12 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
         sfx = f"{v}"
         add(f"    f{sfx} = base + {v * 32 * N} + lane * {N}")
         b.extend(positions("    ", sfx))
-        if staged:  # the lane's vector to its place in the tile (a tail element by element)
-            at = f"{v * 32 * N} + warp * {WCHUNK} + lane * {N}"
-            add(f"    if f{sfx} + {N} <= total:\n        cp_async16(sh_s, {at}, inp, f{sfx})\n"
-                "    else:")
-            b.extend(f"        sh_s[{at} + {j}] = inp[f{sfx} + {j}] if f{sfx} + {j} < total "
-                     f"else {raw0}" for j in range(N))
-            continue
         addrs = [f"r{sfx}_{j} * in_rs + p{sfx}_{j} * in_cs" if in_kind == "s" else f"f{sfx} + {j}"
                  for j in range(N)]
         b.extend(_guarded_loads([f"x{sfx}_{j}" for j in range(N)], "inp", f"f{sfx}", addrs, raw0,
                                 in_kind == "v", "    "))
-    if staged:  # a lane reads back only what it copied: its own wait is all it needs
-        add("    cp_async_wait_all()")
     for v in range(V):
         sfx = f"{v}"
-        if staged:  # the round's vectors are read before any lane rewrites them transposed
-            vals = ", ".join(f"x{sfx}_{j}" for j in range(N)) + ("," if N == 1 else "")
-            add(f"    {vals} = sload{N}(sh_s, {v * 32 * N} + warp * {WCHUNK} + lane * {N})\n"
-                "    cuda.syncwarp()")
         add(f"    s_0 = {_transform(src, D, flag, f'x{sfx}_0')}\n"
             f"    sh_s[{v * 32 * N} + warp * {WCHUNK} + lane] = s_0")
         for j in range(1, N):
@@ -630,37 +691,7 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     for w in range({WARPS}):
         if w < warp:
             bv, bh, ba = comb(bv, bh, ba, int32(1), sh_h[w], sh_a[w])"""
-    lookback = f"""        xv = int32(0)
-        xa = {zero}
-        if {first_head} == 0:
-            j = tile - 1 - lane
-            while True:
-                if j >= 0:
-                    fl, va = read(j)
-                else:
-                    fl = int32({FLAG_PREFIX})
-                    va = {zero}
-                hh = int32(fl == {FLAG_PREFIX})
-                d = 1
-                while d < 32:
-                    ho = cuda.shfl_down_sync(0xffffffff, hh, d)
-                    ao = shdn(va, d)
-                    if lane + d < 32:
-                        if hh == 0:
-                            va = {OP('ao', 'va')}
-                        hh = int32(hh | ho)
-                    d *= 2
-                wh = cuda.shfl_sync(0xffffffff, hh, 0)
-                wa = shidx(va, 0)
-                xv, xh, xa = comb(int32(1), wh, wa, xv, int32(0), xa)
-                if wh != 0:
-                    break
-                j -= 32
-            if lane == 0 and th == 0:
-                publish(tile, {FLAG_PREFIX}, {OP('xa', 'ta')})
-        if lane == 0:
-            sh_pv[0] = xv
-            sh_pa[0] = xa"""
+    lookback = _lookback_source(op, D, first_head)
     publish_aggregate = f"""        if lane == 0:
             publish(tile, {FLAG_PREFIX} if th != 0 else {FLAG_AGGREGATE}, ta)"""
     if lookback_warp:  # its tile sum is ready: publish it and look back while the tile scans
@@ -727,16 +758,130 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     what = f"select_{moved}" if moved else ("flag" if flag else op)
     kname = (f"scan_{what}_{src.name if src != BOOL else 'bool'}_to_{Dn}_"
              f"{in_kind}{out_kind}{bits}{'' if segmented else 'r'}_t{T}x{V}"
-             + ("l" if lookback_warp else "") + ("s" if staged else ""))
+             + ("l" if lookback_warp else ""))
     args = "out, inp, status, first, e4, total, K, in_rs, in_cs, out_rs, out_cs"
     argtypes = (f"{moved or Dn}*", f"{_elem(src)}*", "uint64*") + ("int64",) * 8
     if moved:
         args += ", x"
         argtypes += (f"{moved}*",)
-    src_text = (PREAMBLE + SYNC_SOURCE + (staging_source(N) if staged else "")
-                + f"\n\ndef {kname}({args}):\n" + "\n".join(b) + "\n")
-    return compiler.KernelSpec(kname, src_text, kname, argtypes,
-                               dynamic_shared=TILE * D.itemsize if staged else 0)
+    src_text = (PREAMBLE + SYNC_SOURCE + f"\n\ndef {kname}({args}):\n" + "\n".join(b) + "\n")
+    return compiler.KernelSpec(kname, src_text, kname, argtypes)
+
+
+def lane_row_spec(op: str, D: np.dtype):
+    """Decoupled look-back scan of one plain row of D in aligned 16-byte vectors of N elements
+    (takes_lane_kernel), tiles of SCAN_BLOCK threads x LANE_VECTORS vectors, plus a look-back
+    warp. The tile is copied to shared memory (cp.async; warp w's chunk, its vector 32 v + l by
+    lane l: coalesced), then lane l of warp w owns the chunk's V * N contiguous elements from
+    l * V * N: it adds them up (16-byte shared loads, conflict-free as V is odd), a warp scan of
+    the lane totals gives each lane the total before it in its warp, and the warp totals go to
+    the look-back warp, which publishes the tile's aggregate and looks back meanwhile. Each lane
+    then scans its elements serially from its prefix (tile prefix, earlier warps, earlier
+    lanes) back into shared memory, and the warp stores its chunk coalesced. The first element
+    of the row takes no prefix (no identity is combined in). Same arguments as row_spec's
+    kernels (K and the strides unused)."""
+    N, V, T = row_params(D, D, 0, True, True)
+    WARPS = T // 32
+    TILE, WCHUNK, OWN = T * V * N, 32 * V * N, V * N
+    Dn = D.name
+    zero = f"{Dn}(0)"
+    xs = ", ".join(f"x_{j}" for j in range(N)) + ("," if N == 1 else "")
+
+    def OP(a, b):
+        return _op_expr(op, D, a, b)
+
+    def fold(indent, js):  # tt op= x_j for j in js
+        return "\n".join(f"{' ' * indent}tt = {OP('tt', f'x_{j}')}" for j in js)
+
+    prefix_scan = "\n".join(f"""            x_{j} = {OP('pa', f'x_{j}')} if pv != 0 else x_{j}
+            pv = int32(1)
+            pa = x_{j}""" for j in range(N))
+    tail_stores = "\n".join(f"""                if f + {j} < total:
+                    out[f + {j}] = x_{j}""" for j in range(N))
+    first_head = "int32(tile == 0)"
+    body = f"""{_shuffles(D).rstrip(chr(10))}
+{_comb_source(op, D)}
+{_status_source(D)}
+    sh_s = cuda.shared.array(0, {Dn})
+    sh_w = cuda.shared.array({WARPS}, {Dn})
+    sh_t = cuda.shared.array(1, int64)
+    sh_pv = cuda.shared.array(1, int32)
+    sh_pa = cuda.shared.array(1, {Dn})
+    tid = cuda.threadIdx.x
+    lane = int32(tid & 31)
+    warp = int32(tid >> 5)
+    if tid == 0:
+        sh_t[0] = int64(atom_add(status, int64(0), uint64(1))) - first
+    cuda.syncthreads()
+    tile = sh_t[0]
+    base = tile * {TILE} + warp * {WCHUNK}
+    own = warp * {WCHUNK} + lane * {OWN}
+    if warp < {WARPS}:
+        for v in range({V}):
+            f = base + v * {32 * N} + lane * {N}
+            at = warp * {WCHUNK} + v * {32 * N} + lane * {N}
+            if f + {N} <= total:
+                cp_async16(sh_s, at, inp, f)
+            else:
+                for j in range({N}):
+                    sh_s[at + j] = inp[f + j] if f + j < total else {zero}
+        cp_async_wait_all()
+        cuda.syncwarp()
+        {xs} = sload{N}(sh_s, own)
+        tt = x_0
+{fold(8, range(1, N))}
+        for v in range(1, {V}):
+            {xs} = sload{N}(sh_s, own + v * {N})
+{fold(12, range(N))}
+        wi = tt
+        d = 1
+        while d < 32:
+            o = shup(wi, d)
+            if lane >= d:
+                wi = {OP('o', 'wi')}
+            d *= 2
+        if lane == 31:
+            sh_w[warp] = wi
+        we = shup(wi, 1)
+    cuda.syncthreads()
+    if warp == {WARPS}:
+        ta = sh_w[0]
+        for w in range(1, {WARPS}):
+            ta = {OP('ta', 'sh_w[w]')}
+        th = {first_head}
+        if lane == 0:
+            publish(tile, {FLAG_PREFIX} if th != 0 else {FLAG_AGGREGATE}, ta)
+{_lookback_source(op, D, first_head)}
+    cuda.syncthreads()
+    if warp < {WARPS}:
+        pv = sh_pv[0]
+        pa = sh_pa[0]
+        for w in range({WARPS}):
+            if w < warp:
+                pa = {OP('pa', 'sh_w[w]')} if pv != 0 else sh_w[w]
+                pv = int32(1)
+        if lane > 0:
+            pa = {OP('pa', 'we')} if pv != 0 else we
+            pv = int32(1)
+        for v in range({V}):
+            {xs} = sload{N}(sh_s, own + v * {N})
+{prefix_scan}
+            sstore{N}(sh_s, own + v * {N}, ({xs}))
+        cuda.syncwarp()
+        for v in range({V}):
+            f = base + v * {32 * N} + lane * {N}
+            {xs} = sload{N}(sh_s, warp * {WCHUNK} + v * {32 * N} + lane * {N})
+            if f + {N} <= total:
+                vstore{N}(out, f, ({xs}))
+            else:
+{tail_stores}
+"""
+    kname = f"scan_{op}_{Dn}_lanes_t{T}x{V}"
+    args = "out, inp, status, first, e4, total, K, in_rs, in_cs, out_rs, out_cs"
+    argtypes = (f"{Dn}*", f"{Dn}*", "uint64*") + ("int64",) * 8
+    src_text = (PREAMBLE + SYNC_SOURCE + staging_source(N) + f"\n\ndef {kname}({args}):\n"
+                + body)
+    return compiler.KernelSpec(kname, src_text, kname, argtypes, dynamic_shared=TILE * D.itemsize)
 
 
 # ---- the column-scan kernel ---------------------------------------------------------------------
@@ -893,13 +1038,13 @@ def _rows(a: CudaArray):
 
 
 @functools.lru_cache(maxsize=1024)
-def _row_shape(src: np.dtype, D: np.dtype, moved: int, segmented: bool, staged: bool,
+def _row_shape(src: np.dtype, D: np.dtype, moved: int, segmented: bool, lanes: bool,
                knobs: tuple):
-    """A row scan's launch shape under the tile settings `knobs` (tile_knobs()): (N, V, T) of
-    row_params, the tile's elements, whether it has the look-back warp, threads a block, status
-    words a tile."""
-    N, V, T = row_params(src, D, moved, not segmented and not moved, staged, knobs)
-    lookback_warp = _has_lookback_warp(segmented, knobs)
+    """A row scan's launch shape under the tile settings `knobs` (tile_knobs()), `lanes` for
+    lane_row_spec's kernel: (N, V, T) of row_params, the tile's elements, whether it has the
+    look-back warp, threads a block, status words a tile."""
+    N, V, T = row_params(src, D, moved, not segmented and not moved, lanes, knobs)
+    lookback_warp = lanes or _has_lookback_warp(segmented, knobs)
     return N, V, T, T * V * N, lookback_warp, T + 32 if lookback_warp else T, status_words(D)
 
 
@@ -918,28 +1063,32 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
     moved = _raw(x.dtype) if x is not None else None
     segmented = M > 1
     moved_size = x.dtype.itemsize if x is not None else 0
+    N = layout.vector_width(src.itemsize, D.itemsize, moved_size or 1)
     in_rs, in_cs = _rows(a)
-    in_kind = _kind(a, in_cs == 1 and (M == 1 or in_rs == K),
-                    layout.vector_width(src.itemsize, D.itemsize, moved_size or 1))
-    dev = runtime.get_device(a.device_index)
-    knobs = tile_knobs()
-    staged = stages_tile(src, D, flag, in_kind, segmented, moved) and \
-        knobs[0] * knobs[3] * 16 + SHARED_RESERVE <= dev.max_shared_per_block
-    N, V, T, TILE, lookback_warp, threads, words = _row_shape(src, D, moved_size, segmented,
-                                                              staged, knobs)
+    in_kind = _kind(a, in_cs == 1 and (M == 1 or in_rs == K), N)
     if x is None:
         out_rs, out_cs = _rows(dst)
         out_kind = _kind(dst, out_cs == 1 and (M == 1 or out_rs == K), N)
     else:
         out_rs, out_cs = 1, 1
         out_kind = _kind(x, True, N)
+    dev = runtime.get_device(a.device_index)
+    knobs = tile_knobs()
+    lanes = takes_lane_kernel(src, D, flag, in_kind + out_kind, segmented, moved, knobs) and \
+        knobs[0] * knobs[3] * 16 + SHARED_RESERVE <= dev.max_shared_per_block
+    N, V, T, TILE, lookback_warp, threads, words = _row_shape(src, D, moved_size, segmented,
+                                                              lanes, knobs)
     tiles = -(-total // TILE)
     bits = 32 if total + TILE <= layout.INT32_MAX else 64
-    key = ("row", op, src, D, flag, in_kind, out_kind, bits, segmented, moved, N, V, T,
-           lookback_warp, staged)
-    kern = compiler.cached_kernel(dev.index, "scan", key,
-                                  lambda: row_spec(op, src, D, flag, in_kind, out_kind, bits,
-                                                   segmented, moved, lookback_warp, staged))
+    if lanes:
+        kern = compiler.cached_kernel(dev.index, "scan", ("lanes", op, D, V, T),
+                                      lambda: lane_row_spec(op, D))
+    else:
+        key = ("row", op, src, D, flag, in_kind, out_kind, bits, segmented, moved, N, V, T,
+               lookback_warp)
+        kern = compiler.cached_kernel(dev.index, "scan", key,
+                                      lambda: row_spec(op, src, D, flag, in_kind, out_kind, bits,
+                                                       segmented, moved, lookback_warp))
     stream = dev.stream
     with stream.scratch_lock:  # launches queued in the order their epochs and tile ids were taken
         status, first, e4 = _status_area(dev, stream, words, tiles)
@@ -1318,7 +1467,10 @@ def precompile_specs():
         for op in ("sum", "prod"):
             for kinds in ("vv", "vs", "sv", "ss"):
                 specs.append(row_spec(op, src, D, False, kinds[0], kinds[1], 32))
-            specs.append(row_spec(op, src, D, False, "v", "v", 32, segmented=False))
+            if takes_lane_kernel(src, D, False, "vv", False, None):
+                specs.append(lane_row_spec(op, D))
+            else:
+                specs.append(row_spec(op, src, D, False, "v", "v", 32, segmented=False))
             specs.append(column_spec(op, src, D, 32))
         for in_kind in "vs":
             specs.append(row_spec("sum", src, _I32, True, in_kind, "v", 32, segmented=False))

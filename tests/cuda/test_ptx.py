@@ -342,7 +342,7 @@ def test_repeat_kernels_compile():
 def test_row_scan_float32_moves_vectors_and_uses_relaxed_status_words(segmented, lookback_warp):
     from arrayx.cuda import scan
     ptx = _ptx(scan.row_spec("sum", F32, F32, False, "v", "v", 32, segmented,
-                             lookback_warp=lookback_warp, staged=False))
+                             lookback_warp=lookback_warp))
     ops_seen = _mem_ops(ptx)
     assert "ld.global.v4.f32" in ops_seen and "st.global.v4.f32" in ops_seen, ops_seen
     # the status word: one 64-bit relaxed load / store (flag and value packed in one word)
@@ -351,18 +351,20 @@ def test_row_scan_float32_moves_vectors_and_uses_relaxed_status_words(segmented,
     assert ".local" not in ptx
 
 
-@pytest.mark.parametrize("dtype, vector", [("float32", "v4.f32"), ("complex128", "v2.f64")])
-def test_staged_row_scan_copies_its_tile_to_dynamic_shared_memory(monkeypatch, dtype, vector):
+@pytest.mark.parametrize("op, dtype, vector", [("sum", "float32", "v4.f32"),
+                                               ("prod", "complex128", "v2.f64")])
+def test_lane_row_scan_copies_its_tile_to_shared_memory_in_16_byte_vectors(op, dtype, vector):
     from arrayx.cuda import scan
-    monkeypatch.setattr(scan, "STAGED_VECTORS", 3)  # small: numba's compile time grows with it
     D = np.dtype(dtype)
-    spec = scan.row_spec("sum", D, D, False, "v", "v", 32, segmented=False)
-    assert spec.dynamic_shared == scan.SCAN_BLOCK * 3 * 16
+    spec = scan.lane_row_spec(op, D)
+    assert spec.dynamic_shared == scan.SCAN_BLOCK * scan.LANE_VECTORS * 16
     ptx = _ptx(spec)
-    assert ptx.count("cp.async.cg.shared.global") == 3 and "cp.async.wait_all" in ptx
-    assert f"ld.shared.{vector}" in ptx  # a lane reads its own vectors back whole
+    assert "cp.async.cg.shared.global" in ptx and "cp.async.wait_all" in ptx
+    # a lane's own elements go to and from shared memory whole (conflict-free: odd stride)
+    assert f"ld.shared.{vector}" in ptx and f"st.shared.{vector}" in ptx
     assert f"st.global.{vector}" in _mem_ops(ptx)
     assert ".extern .shared" in ptx  # the tile: dynamic shared memory
+    assert "ld.relaxed.gpu.global.u64" in ptx or "ld.acquire.gpu.global.u64" in ptx
     assert ".local" not in ptx
 
 
