@@ -1,15 +1,18 @@
-"""Sweep of the row-scan tile shape (arrayx/cuda/scan.py SCAN_BLOCK x SCAN_VECTORS,
-ONE_ROW_VECTORS for one plain row, LANE_VECTORS for lane_row_spec's kernel) on the two scan targets, to
-pick the module's defaults. Run once on the GPU:
+"""Sweep of the row-scan tile shape (arrayx/cuda/scan.py SCAN_BLOCK x SCAN_VECTORS, and
+ONE_ROW_VECTORS for one plain row) on the two scan targets, to pick the module's defaults. Run
+once on the GPU:
 
     python benchmarks/scan_sweep.py [--reps 10]
 
-For each setting (SETTINGS) the module constants are patched (the tile shape is part of the
-kernels' cache keys; kernels compiled per setting take ~5-25 s each), then: cumulative_sum of
-2^28 float32 (checked once against CuPy's float64 cumsum) and x[mask] of 2^26 float32 with
-about half selected (checked once against CuPy) are timed (CUDA events, median of --reps after
-warm-up). Prints: case, setting, ms, ratio of its bandwidth to the device copy of the same run
-(cumsum: 2 x 1 GiB moved; x[mask]: mask + x read, selection written), and the check."""
+For each (threads per tile, 16-byte vectors per thread, those of one plain row) setting the
+module constants are patched (the tile shape is part of the kernels' cache keys; two kernels
+compiled per setting, ~1-20 s each), then:
+cumulative_sum of 2^28 float32 (checked once against CuPy's float64 cumsum) and x[mask] of
+2^26 float32 with about half selected (checked once against CuPy) are timed (CUDA events,
+median of --reps after warm-up). Prints: case, setting, ms, ratio of its bandwidth to the
+device copy of the same run (cumsum: 2 x 1 GiB moved; x[mask]: mask + x read, selection
+written), and the check. About 60 s including compiles.
+"""
 
 from __future__ import annotations
 
@@ -23,19 +26,15 @@ sys.path.insert(0, HERE)
 
 from harness import Harness  # noqa: E402
 
-# (SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, LANE_VECTORS, LOOKBACK_WARP). x[mask] (a flag
-# scan with compaction) keeps a head byte per element in shared memory beside the values (5
-# bytes an element for float32), which caps its tile at 8192 elements; cumulative_sum of one
-# aligned row of float32 runs lane_row_spec's kernel (LANE_VECTORS, odd), or with LANE_VECTORS
-# 0 row_spec's (ONE_ROW_VECTORS). x[mask] is timed for the settings of the default flag-scan
-# tile only. Earlier runs: scan-sweep-2026-11-30*.log (session 6's first:
-# row_spec's tile staged through cp.async, since replaced by lane_row_spec). The first setting
-# timed ran slower than its repeats (0.834 ms, later 0.77): one untimed round comes first, and
-# the defaults are timed first and last.
-SETTINGS = [(256, 8, 11, 11, True), (256, 8, 11, 0, True), (128, 8, 11, 11, True),
-            (128, 8, 11, 7, True), (128, 8, 11, 15, True), (128, 8, 11, 21, True),
-            (256, 8, 11, 5, True), (256, 8, 11, 7, True), (64, 8, 11, 21, True),
-            (64, 8, 11, 11, True), (256, 8, 11, 11, True)]
+# (SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, LOOKBACK_WARP). x[mask] (a flag scan with
+# compaction) keeps a head byte per element in shared memory beside the values (5 bytes an
+# element for float32), which caps its tile at 8192 elements; cumulative_sum of one row keeps
+# none (4 bytes), up to 11 vectors of 256 threads (11264 elements; more are cut to what fits).
+# Both are one row, so LOOKBACK_WARP applies to both. Earlier runs: scan-sweep-2026-11-30*.log
+# (session 5's first also timed a persistent prototype, since removed).
+# The first setting timed ran slower than its repeats (0.834 ms, later 0.77): the defaults are
+# timed first and last.
+SETTINGS = [(256, 8, 11, True), (256, 8, 11, False), (256, 8, 10, True), (256, 8, 11, True)]
 
 
 def main():
@@ -70,12 +69,11 @@ def main():
     # the first setting timed ran slow (see SETTINGS): one untimed round first
     H.gpu_time("arrayx", lambda: xp.cumulative_sum(x), reps=a.reps)
     rows = []
-    for block, vectors, one_row, lane_vectors, lookback_warp in SETTINGS:
+    for block, vectors, one_row, lookback_warp in SETTINGS:
         scan.SCAN_BLOCK, scan.SCAN_VECTORS, scan.ONE_ROW_VECTORS = block, vectors, one_row
-        scan.LANE_VECTORS, scan.LOOKBACK_WARP = lane_vectors, lookback_warp
-        plain = lane_vectors or scan.row_params(x.dtype, x.dtype, plain_row=True)[1]
-        setting = (f"{block} threads x {vectors} (one row {plain}"
-                   + (" lanes" if lane_vectors else "") + ") vectors"
+        scan.LOOKBACK_WARP = lookback_warp
+        plain = scan.row_params(x.dtype, x.dtype, plain_row=True)[1]
+        setting = (f"{block} threads x {vectors} (one row {plain}) vectors"
                    + (" + look-back warp" if lookback_warp else ""))
         try:
             got = cp.from_dlpack(xp.cumulative_sum(x))
@@ -84,8 +82,6 @@ def main():
             ms = H.gpu_time("arrayx", lambda: xp.cumulative_sum(x), reps=a.reps)
             rows.append(("cumulative_sum f32", setting, ms, 2 * n * 4, f"rel err {rel:.1e}"
                          + ("" if rel < 1e-4 else " BAD")))
-            if (block, vectors, lookback_warp) != (256, 8, True):
-                continue  # a flag-scan tile of its own: 30-50 s of compiling; not swept here
             same = bool(cp.array_equal(cp.from_dlpack(y[mask]), want))
             ms = H.gpu_time("arrayx", lambda: y[mask], reps=a.reps)
             rows.append(("x[mask] f32 half", setting, ms, mask_bytes,

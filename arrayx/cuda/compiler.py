@@ -38,10 +38,6 @@ _binaries: dict = {}  # key -> (image bytes, format, entry name)
 _versions = None
 
 
-# shared memory a block may have without opting in (cuFuncSetAttribute) to more
-STATIC_SHARED_LIMIT = 48 * 1024
-
-
 @dataclass(frozen=True)
 class KernelSpec:
     name: str          # readable, e.g. "ew_add_float32_float32_float32_vec4x2"
@@ -51,9 +47,6 @@ class KernelSpec:
     # (threads a block, blocks an SM must hold): ptxas keeps the registers within what that
     # occupancy allows; () leaves them to ptxas
     launch_bounds: tuple = ()
-    # bytes of dynamic shared memory (``cuda.shared.array(0, ...)``) every launch gets; not part
-    # of the binary's key (the source sizes what it indexes)
-    dynamic_shared: int = 0
 
 
 def cache_dir() -> str | None:
@@ -246,12 +239,7 @@ def get_kernel(spec: KernelSpec, device_index: int):
         module = runtime.check(res, f"cuModuleLoadData({spec.name})", dev)
         func = runtime.check(d.cuModuleGetFunction(module, entry.encode()),
                              f"cuModuleGetFunction({spec.name})", dev)
-        if spec.dynamic_shared > STATIC_SHARED_LIMIT:  # past the default cap: opt in
-            attr = d.CUfunction_attribute
-            runtime.check(d.cuFuncSetAttribute(
-                func, attr.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, spec.dynamic_shared),
-                f"cuFuncSetAttribute({spec.name})", dev)
-        k = Kernel(spec.name, func, spec.argtypes, dev, module, spec.dynamic_shared)
+        k = Kernel(spec.name, func, spec.argtypes, dev, module)
         dev.modules[key] = k
         counters["loaded"] += 1
     return k

@@ -60,9 +60,8 @@ def launch_api() -> str:
 class Kernel:
     """A loaded kernel with its pre-packed argument block."""
 
-    def __init__(self, name, function, argtypes, device, module=None, shared=0):
+    def __init__(self, name, function, argtypes, device, module=None):
         self.name = name
-        self.shared = shared  # dynamic shared memory bytes of every launch
         self.function = function
         self.function_ptr = int(function)
         self.device = device
@@ -88,30 +87,18 @@ class Kernel:
         self.pack = self._struct.pack_into
         self._d = runtime.driver()
         self._launch = self._d.cuLaunchKernel
-        self._resident = {}  # threads a block -> resident_blocks
 
     def __repr__(self):
         return f"<arrayx kernel {self.name}>"
 
-    def resident_blocks(self, threads: int) -> int:
-        """Blocks of `threads` threads (each with this kernel's dynamic shared memory) one
-        multiprocessor holds at once: the grid of a kernel whose blocks loop over the work."""
-        n = self._resident.get(threads)
-        if n is None:
-            n = self._resident[threads] = runtime.check(
-                self._d.cuOccupancyMaxActiveBlocksPerMultiprocessor(self.function, threads,
-                                                                    self.shared),
-                f"cuOccupancyMaxActiveBlocksPerMultiprocessor({self.name})", self.device)
-        return int(n)
-
-    def launch_raw(self, grid, block, stream_handle, args):
+    def launch_raw(self, grid, block, stream_handle, args, shared=0):
         """Pack `args` and call cuLaunchKernel now (no encoder bookkeeping)."""
         self.pack(self._buf, 0, *args)
         if _api == "bindings":
-            err = self._launch(self.function, grid, 1, 1, block, 1, 1, self.shared, stream_handle,
+            err = self._launch(self.function, grid, 1, 1, block, 1, 1, shared, stream_handle,
                                self.params, 0)[0]
         else:
-            err = _cu_launch(self.function_ptr, grid, 1, 1, block, 1, 1, self.shared,
+            err = _cu_launch(self.function_ptr, grid, 1, 1, block, 1, 1, shared,
                              int(stream_handle), self.params, None)
         if err != 0:
             runtime.raise_error(err, f"launching kernel {self.name}", self.device)
@@ -129,10 +116,10 @@ class Kernel:
                 enc.commit()
             self.pack(self._buf, 0, *args)
             if _api == "bindings":
-                err = self._launch(self.function, grid, 1, 1, block, 1, 1, self.shared,
-                                   stream.handle, self.params, 0)[0]
+                err = self._launch(self.function, grid, 1, 1, block, 1, 1, 0, stream.handle,
+                                   self.params, 0)[0]
             else:
-                err = _cu_launch(self.function_ptr, grid, 1, 1, block, 1, 1, self.shared, stream.ptr,
+                err = _cu_launch(self.function_ptr, grid, 1, 1, block, 1, 1, 0, stream.ptr,
                                  self.params, None)
             if err != 0:
                 runtime.raise_error(err, f"launching kernel {self.name}", self.device)

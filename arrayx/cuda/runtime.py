@@ -181,7 +181,6 @@ class Device:
         self.multiprocessor_count = get(attr.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
         self.max_threads_per_block = get(attr.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
         self.max_grid_x = get(attr.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)
-        self.max_shared_per_block = get(attr.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
         self.name = check(d.cuDeviceGetName(256, self.handle), "cuDeviceGetName").split(b"\0")[0].decode()
         self.total_memory = int(check(d.cuDeviceTotalMem(self.handle), "cuDeviceTotalMem"))
         self._default_stream = None

@@ -24,12 +24,6 @@ identity is ever combined in: -0.0 sums and complex products come out as NumPy's
   trips are the critical path, low. A byte per element beside the values says whether the
   element is 'open' (no segment head before it in its warp's chunk: it takes the prefix); one
   plain row (no segments, no compaction) needs none, so its tiles are larger (ONE_ROW_VECTORS).
-  One plain row of the result's own dtype in aligned 16-byte vectors (a 1-D cumulative_sum of
-  float32, say) has a leaner kernel of its own (lane_row_spec): the tile goes to shared memory by
-  coalesced cp.async copies, then each lane owns V x N *contiguous* elements: it adds them up,
-  one warp scan of the lane totals and the warp totals give every lane its prefix, and it scans
-  its elements serially from that prefix, back into shared memory, from where the tile is stored
-  coalesced. A few instructions an element instead of the segmented machinery's dozens.
 * Tile status words, in a per-stream area kept between launches (_status_area, in the stream's
   runtime.Stream.scratch; zeroed once, when allocated): flag 1 aggregate (this tile's total, no
   segment head in it), 2 inclusive prefix (complete: nothing before it matters), tagged with the
@@ -117,15 +111,27 @@ ONE_ROW_VECTORS = 11
 # Tiles above the 48 KiB of static shared memory (dynamic shared memory, with cp.async so that
 # registers stay flat) are the next thing to try.
 LOOKBACK_WARP = True
-# One plain row of the scan's own dtype in aligned 16-byte vectors (lane_row_spec): vectors a
-# lane owns, odd so that 16-byte shared accesses at a stride of LANE_VECTORS vectors are free of
-# bank conflicts; 0: that row takes row_spec's kernel. Why a kernel of its own: ncu on the H200
-# (ncu-scan-2026-11-30-session6.txt) shows row_spec's plain-row float32 kernel issuing an
-# instruction on 72% of its cycles (compute 71% of peak, DRAM 65%, 3.11 TB/s): its segmented
-# (valid, head, value) steps cost dozens of instructions an element. Staging row_spec's tile
-# through cp.async alone did not help (scan-sweep-2026-11-30-session6.log: 256 x 11 through
-# registers 0.73-0.74 of the copy; staged x11 0.69, x16 0.71, x18 0.72, x24 0.68).
-LANE_VECTORS = 11
+# Two more tile designs for one plain row were measured on the H200 and removed (2^28 float32
+# cumulative_sum, of the copy; the register kernel here 0.73-0.74 in the same runs):
+# * row_spec's tile staged through cp.async into dynamic shared memory, up to 112 KiB (commit
+#   32b0420, scan-sweep-2026-11-30-session6.log): 256 x 11 0.69, x16 0.71, x18 0.72, x24 0.68.
+#   So larger tiles (fewer look-backs) no longer help past 44 KiB.
+# * a lean kernel where each lane owns V x N contiguous elements (lane total, one warp scan,
+#   serial scan from its prefix; commit 3ced534, scan-sweep-2026-11-30-session6-lanes.log):
+#   256 x 11 0.69, 128 x 21 0.74, 128 x 11 0.71, 512 x 7 0.66, 512 x 5 0.52. ncu
+#   (ncu-scan-2026-11-30-session6.txt, ncu-scan-lanes-...): the register kernel issues an
+#   instruction on 72% of its cycles (DRAM 65% busy), the lean one on 26% (DRAM 62%), at the
+#   same speed. Not instructions, then, but the tile's phases (load, wait for the prefix, store)
+#   with few blocks an SM, and the look-back's latency.
+# * that lean kernel as persistent blocks (as many as fit the GPU) holding two or three tiles,
+#   the next one loading while this one is scanned (commit 5b3aaf2; sweeps
+#   scan-sweep-2026-11-30-session6-persistent-{a,b,c,d}.log, 0.696 ms for this kernel): a block
+#   claiming tiles ahead of the one it scans makes the look-backs wait on other blocks' steps,
+#   in a chain: 5-23 ms (a, b); a producer warp that claims, loads, adds up and looks back the
+#   block's next tile while the other warps scan this one, 0.89-1.07 ms (c); the next tile
+#   claimed a step ahead and loaded by all warps, 1.11-1.55 ms (d). A decoupled look-back wants
+#   each tile's status published by a block that holds nothing older: one tile a block, as here.
+SHARED_LIMIT = 48 * 1024  # static shared memory per block
 SHARED_RESERVE = 2048  # shared memory for the tile's small arrays (warp totals, the prefix)
 COLUMN_MIN = 1 << 16     # columns needed to fill the GPU with one thread per column
 COLUMN_UNROLL = 8        # loads in flight per thread in the column scan
@@ -215,106 +221,6 @@ def bitcast(typingctx, x, proto):
 '''
 
 
-def staging_source(n: int, consumers: int = 32) -> str:
-    """Source of lane_row_spec's intrinsics (part of its kernels' source, so of their cache key):
-    cp_async16(dst, i, src, j), 16 bytes from element j of the global pointer `src` to element i
-    of the shared array `dst`; cp_async_wait_all(), the wait for the thread's copies;
-    consumer_sync(), a barrier
-    of the block's first `consumers` threads (named barrier 1); and
-    sload{n}(arr, i), the n elements from element i of a shared array as one 16-byte load (reads
-    of a lane's own n elements, element by element, would conflict n ways across the banks) and
-    sstore{n}(arr, i, values), its store."""
-    return f'''
-
-@_intrinsic
-def cp_async16(typingctx, dst, didx, src, sidx):
-    sig = _types.void(dst, didx, src, sidx)
-
-    def codegen(context, builder, sig, args):
-        arr = context.make_array(sig.args[0])(context, builder, args[0])
-        sp = builder.gep(arr.data, [args[1]])
-        sh = builder.addrspacecast(sp, _ir.PointerType(sp.type.pointee, addrspace=3))
-        gp = builder.gep(args[2], [args[3]])
-        gg = builder.addrspacecast(gp, _ir.PointerType(gp.type.pointee, addrspace=1))
-        fty = _ir.FunctionType(_ir.VoidType(), [_ir.IntType(32), _ir.IntType(64)])
-        builder.asm(fty, "cp.async.cg.shared.global [$0], [$1], 16;", "r,l,~{{memory}}",
-                    [builder.ptrtoint(sh, _ir.IntType(32)), builder.ptrtoint(gg, _ir.IntType(64))],
-                    side_effect=True)
-        return context.get_dummy_value()
-    return sig, codegen
-
-
-def _cp_async_op(ptx):
-    @_intrinsic
-    def op(typingctx):
-        sig = _types.void()
-
-        def codegen(context, builder, sig, args):
-            builder.asm(_ir.FunctionType(_ir.VoidType(), []), ptx, "~{{memory}}", [],
-                        side_effect=True)
-            return context.get_dummy_value()
-        return sig, codegen
-    return op
-
-
-cp_async_wait_all = _cp_async_op("cp.async.wait_all;")
-consumer_sync = _cp_async_op("bar.sync 1, {consumers};")  # the tile warps only
-
-
-def _shared_vector(context, builder, arrty, arr, idx, T):
-    complex_ = isinstance(T, _types.Complex)
-    lane = context.get_data_type(T.underlying_float if complex_ else T)
-    k = 2 if complex_ else 1
-    a = context.make_array(arrty)(context, builder, arr)
-    vt = _ir.VectorType(lane, {n} * k)
-    vp = builder.bitcast(builder.gep(a.data, [idx]), _ir.PointerType(vt))
-    return builder.addrspacecast(vp, _ir.PointerType(vt, addrspace=3)), vt, k
-
-
-@_intrinsic
-def sload{n}(typingctx, arr, idx):
-    T = arr.dtype
-    sig = _types.UniTuple(T, {n})(arr, idx)
-
-    def codegen(context, builder, sig, args):
-        vp, vt, k = _shared_vector(context, builder, sig.args[0], args[0], args[1], T)
-        v = builder.load(vp, align=16)
-        out = _ir.Constant(context.get_value_type(sig.return_type), _ir.Undefined)
-        i32 = _ir.IntType(32)
-        for j in range({n}):
-            if k == 1:
-                e = builder.extract_element(v, _ir.Constant(i32, j))
-            else:
-                e = _ir.Constant(context.get_value_type(T), _ir.Undefined)
-                for part in range(2):
-                    e = builder.insert_value(
-                        e, builder.extract_element(v, _ir.Constant(i32, 2 * j + part)), part)
-            out = builder.insert_value(out, e, j)
-        return out
-    return sig, codegen
-
-
-
-@_intrinsic
-def sstore{n}(typingctx, arr, idx, values):
-    T = arr.dtype
-    sig = _types.void(arr, idx, _types.UniTuple(T, {n}))
-
-    def codegen(context, builder, sig, args):
-        vp, vt, k = _shared_vector(context, builder, sig.args[0], args[0], args[1], T)
-        v = _ir.Constant(vt, _ir.Undefined)
-        i32 = _ir.IntType(32)
-        for j in range({n}):
-            e = builder.extract_value(args[2], j)
-            for part in range(k):
-                lane_value = e if k == 1 else builder.extract_value(e, part)
-                v = builder.insert_element(v, lane_value, _ir.Constant(i32, k * j + part))
-        builder.store(v, vp, align=16)
-        return context.get_dummy_value()
-    return sig, codegen
-'''
-
-
 def _elem(dt: np.dtype) -> str:
     return "uint8" if dt == BOOL else dt.name
 
@@ -391,33 +297,22 @@ def status_words(D: np.dtype) -> int:
 
 def tile_knobs() -> tuple:
     """The module's tile settings that row shapes depend on (sweeps patch them), as one value:
-    (SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, LANE_VECTORS, LOOKBACK_WARP)."""
-    return SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, LANE_VECTORS, LOOKBACK_WARP
-
-
-def takes_lane_kernel(src: np.dtype, D: np.dtype, flag: bool, kinds: str, segmented: bool,
-                      moved, knobs: tuple | None = None) -> bool:
-    """Whether a row scan runs lane_row_spec's kernel: one plain row of the result's dtype
-    itself, read and written as 16-byte vectors (`kinds` "vv"), with LANE_VECTORS set."""
-    return ((knobs or tile_knobs())[3] > 0 and not segmented and moved is None and not flag
-            and src == D and kinds == "vv" and D.itemsize >= 4)
+    (SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, LOOKBACK_WARP)."""
+    return SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, LOOKBACK_WARP
 
 
 def row_params(src: np.dtype, D: np.dtype, moved: int = 0, plain_row: bool = False,
-               lanes: bool = False, knobs: tuple | None = None):
+               knobs: tuple | None = None):
     """(N, V, T): elements per vector (16 bytes of the widest of input, result and, for a mask
     compaction, the moved elements of `moved` bytes), vectors per thread (SCAN_VECTORS,
-    ONE_ROW_VECTORS for a `plain_row`, LANE_VECTORS for lane_row_spec's kernel (`lanes`); fewer
-    for elements under 4 bytes: the same element count; at most what static shared memory holds)
-    and threads per tile, under the tile settings `knobs` (tile_knobs(): the module's)."""
-    block, vectors, one_row_vectors, lane_vectors, _ = knobs or tile_knobs()
+    ONE_ROW_VECTORS for a `plain_row`; fewer for elements under 4 bytes: the same element count;
+    at most what shared memory holds) and threads per tile, under the tile settings `knobs`
+    (tile_knobs(): the module's)."""
+    block, vectors, one_row_vectors, _ = knobs or tile_knobs()
     N = layout.vector_width(src.itemsize, D.itemsize, moved or 1)
     T = block
-    if lanes:
-        return N, lane_vectors, T
     V = max(1, (one_row_vectors if plain_row else vectors) * min(N, 4) // N)
-    fit = ((compiler.STATIC_SHARED_LIMIT - SHARED_RESERVE)
-           // (T * N * (D.itemsize + (0 if plain_row else 1))))
+    fit = (SHARED_LIMIT - SHARED_RESERVE) // (T * N * (D.itemsize + (0 if plain_row else 1)))
     return N, max(1, min(V, fit)), T
 
 
@@ -570,8 +465,8 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     N, V, T = row_params(src, D, np.dtype(moved).itemsize if moved else 0, plain)
     WARPS = T // 32
     TILE = T * V * N
-    assert TILE * (D.itemsize + (0 if plain else 1)) <= \
-        compiler.STATIC_SHARED_LIMIT - SHARED_RESERVE, "scan tile too large for shared memory"
+    assert TILE * (D.itemsize + (0 if plain else 1)) <= SHARED_LIMIT - SHARED_RESERVE, \
+        "scan tile too large for shared memory"
     WCHUNK = 32 * V * N
     Dn = D.name
     ut = "uint32" if bits == 32 else "uint64"
@@ -776,165 +671,6 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     return compiler.KernelSpec(kname, src_text, kname, argtypes)
 
 
-def lane_row_spec(op: str, D: np.dtype):
-    """Decoupled look-back scan of one plain row of D in aligned 16-byte vectors of N elements
-    (takes_lane_kernel) by persistent blocks (as many as fit the GPU at once) of SCAN_BLOCK
-    consumer threads and one producer warp, in tiles of SCAN_BLOCK x LANE_VECTORS vectors; a
-    block keeps two tiles in shared memory. In step k of a block (one __syncthreads a step):
-    * the producer warp claims the block's tile k+1, copies it into the buffer freed by tile
-      k-1 (cp.async), waits for the copies, adds the tile up, publishes its aggregate, looks
-      back, publishes its inclusive prefix and leaves its exclusive prefix for the consumers'
-      step k+1. So the tile the block loads is the tile it claimed last: its status never waits
-      on the block's other work. (Claiming ahead made the blocks' tiles wait on each other's
-      steps in a chain: 10-23 ms for 2^28 float32, scan-sweep-2026-11-30-session6-pipe*.log.)
-    * the consumer warps scan tile k, whose prefix is known: lane l of warp w owns the warp
-      chunk's V * N contiguous elements from l * V * N (copied coalesced, vector 32 v + l by
-      lane l): it adds them up (16-byte shared loads, conflict-free as V is odd), a warp scan of
-      the lane totals and the warp totals (a barrier of the consumers only) give each lane its
-      prefix, it scans its elements serially from it back into shared memory, and the warp
-      stores its chunk coalesced.
-    The first element of the row takes no prefix (no identity is combined in). The aggregate a
-    tile publishes is added up in another order than its scan: float results may differ from a
-    serial sum in the last bits, as any parallel scan's do. Tile ids: a block claims one before
-    its loop and one a step, exactly one past the last tile: a launch takes tiles + grid ids of
-    the counter. The lowest tile without a published prefix is always one whose producer is
-    looking back (a step's look-back waits only on lower tiles, claimed earlier): no wait can
-    deadlock. Same arguments as row_spec's kernels (K and the
-    strides unused)."""
-    N, V, T = row_params(D, D, 0, True, True)
-    WARPS = T // 32
-    TILE, WCHUNK, OWN = T * V * N, 32 * V * N, V * N
-    Dn = D.name
-    zero = f"{Dn}(0)"
-    xs = ", ".join(f"x_{j}" for j in range(N)) + ("," if N == 1 else "")
-
-    def OP(a, b):
-        return _op_expr(op, D, a, b)
-
-    def fold(indent, js):  # tt op= x_j for j in js
-        return "\n".join(f"{' ' * indent}tt = {OP('tt', f'x_{j}')}" for j in js)
-
-    prefix_scan = "\n".join(f"""                x_{j} = {OP('pa', f'x_{j}')} if pv != 0 else x_{j}
-                pv = int32(1)
-                pa = x_{j}""" for j in range(N))
-    tail_stores = "\n".join(f"""                    if f + {j} < total:
-                        out[f + {j}] = x_{j}""" for j in range(N))
-    first_head = "int32(tile == 0)"
-    lookback = "\n".join("    " + line if line else line
-                         for line in _lookback_source(op, D, first_head).split("\n"))
-    body = f"""{_shuffles(D).rstrip(chr(10))}
-{_comb_source(op, D)}
-{_status_source(D)}
-    sh_s = cuda.shared.array(0, {Dn})
-    sh_w = cuda.shared.array({WARPS}, {Dn})
-    sh_id = cuda.shared.array(2, int64)
-    sh_pv = cuda.shared.array(1, int32)
-    sh_pa = cuda.shared.array(1, {Dn})
-    tid = cuda.threadIdx.x
-    lane = int32(tid & 31)
-    warp = int32(tid >> 5)
-    ntiles = (total + {TILE - 1}) // {TILE}
-
-    def claim(slot):
-        sh_id[slot] = int64(atom_add(status, int64(0), uint64(1))) - first
-
-    def issue(t, sb):
-        # a tile warp's copies of its chunk of tile t into the buffer at sb
-        if t < ntiles:
-            for v in range({V}):
-                f = t * {TILE} + warp * {WCHUNK} + v * {32 * N} + lane * {N}
-                at = sb + warp * {WCHUNK} + v * {32 * N} + lane * {N}
-                if f + {N} <= total:
-                    cp_async16(sh_s, at, inp, f)
-                else:
-                    for j in range({N}):
-                        sh_s[at + j] = inp[f + j] if f + j < total else {zero}
-
-    if tid == 0:
-        claim(0)
-    cuda.syncthreads()
-    if warp < {WARPS}:
-        issue(sh_id[0], 0)
-        cp_async_wait_all()
-    cuda.syncthreads()
-    k = 0
-    while sh_id[k & 1] < ntiles:
-        tile = sh_id[k & 1]
-        sb = (k & 1) * {TILE}
-        if tid == {T}:
-            claim((k + 1) & 1)
-        cuda.syncthreads()
-        if warp == {WARPS}:
-            {xs} = sload{N}(sh_s, sb + lane * {N})
-            tt = x_0
-{fold(12, range(1, N))}
-            for v in range(lane + 32, {T * V}, 32):
-                {xs} = sload{N}(sh_s, sb + v * {N})
-{fold(16, range(N))}
-            d = 16
-            while d >= 1:
-                tt = {OP('tt', 'shdn(tt, d)')}
-                d //= 2
-            ta = shidx(tt, 0)
-            th = {first_head}
-            if lane == 0:
-                publish(tile, {FLAG_PREFIX} if th != 0 else {FLAG_AGGREGATE}, ta)
-{lookback}
-        else:
-            issue(sh_id[(k + 1) & 1], {TILE} - sb)  # in flight through this step
-            own = sb + warp * {WCHUNK} + lane * {OWN}
-            {xs} = sload{N}(sh_s, own)
-            tt = x_0
-{fold(12, range(1, N))}
-            for v in range(1, {V}):
-                {xs} = sload{N}(sh_s, own + v * {N})
-{fold(16, range(N))}
-            wi = tt
-            d = 1
-            while d < 32:
-                o = shup(wi, d)
-                if lane >= d:
-                    wi = {OP('o', 'wi')}
-                d *= 2
-            if lane == 31:
-                sh_w[warp] = wi
-            we = shup(wi, 1)
-        cuda.syncthreads()
-        if warp < {WARPS}:
-            pv = sh_pv[0]
-            pa = sh_pa[0]
-            for w in range({WARPS}):
-                if w < warp:
-                    pa = {OP('pa', 'sh_w[w]')} if pv != 0 else sh_w[w]
-                    pv = int32(1)
-            if lane > 0:
-                pa = {OP('pa', 'we')} if pv != 0 else we
-                pv = int32(1)
-            for v in range({V}):
-                {xs} = sload{N}(sh_s, own + v * {N})
-{prefix_scan}
-                sstore{N}(sh_s, own + v * {N}, ({xs}))
-            cuda.syncwarp()
-            for v in range({V}):
-                f = tile * {TILE} + warp * {WCHUNK} + v * {32 * N} + lane * {N}
-                {xs} = sload{N}(sh_s, sb + warp * {WCHUNK} + v * {32 * N} + lane * {N})
-                if f + {N} <= total:
-                    vstore{N}(out, f, ({xs}))
-                else:
-{tail_stores}
-            cp_async_wait_all()
-        cuda.syncthreads()
-        k += 1
-"""
-    kname = f"scan_{op}_{Dn}_lanes_t{T}x{V}p"
-    args = "out, inp, status, first, e4, total, K, in_rs, in_cs, out_rs, out_cs"
-    argtypes = (f"{Dn}*", f"{Dn}*", "uint64*") + ("int64",) * 8
-    src_text = (PREAMBLE + SYNC_SOURCE + staging_source(N, T)
-                + f"\n\ndef {kname}({args}):\n" + body)
-    return compiler.KernelSpec(kname, src_text, kname, argtypes,
-                               dynamic_shared=2 * TILE * D.itemsize)
-
-
 # ---- the column-scan kernel ---------------------------------------------------------------------
 
 def column_spec(op: str, src: np.dtype, D: np.dtype, bits: int):
@@ -1089,13 +825,12 @@ def _rows(a: CudaArray):
 
 
 @functools.lru_cache(maxsize=1024)
-def _row_shape(src: np.dtype, D: np.dtype, moved: int, segmented: bool, lanes: bool,
-               knobs: tuple):
-    """A row scan's launch shape under the tile settings `knobs` (tile_knobs()), `lanes` for
-    lane_row_spec's kernel: (N, V, T) of row_params, the tile's elements, whether it has the
-    look-back warp, threads a block, status words a tile."""
-    N, V, T = row_params(src, D, moved, not segmented and not moved, lanes, knobs)
-    lookback_warp = lanes or _has_lookback_warp(segmented, knobs)
+def _row_shape(src: np.dtype, D: np.dtype, moved: int, segmented: bool, knobs: tuple):
+    """A row scan's launch shape under the tile settings `knobs` (tile_knobs()): (N, V, T) of
+    row_params, the tile's elements, whether it has the look-back warp, threads a block, status
+    words a tile."""
+    N, V, T = row_params(src, D, moved, not segmented and not moved, knobs)
+    lookback_warp = _has_lookback_warp(segmented, knobs)
     return N, V, T, T * V * N, lookback_warp, T + 32 if lookback_warp else T, status_words(D)
 
 
@@ -1113,8 +848,8 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
     src, D = a.dtype, (_rank_dtype(total) if x is not None else dst.dtype)
     moved = _raw(x.dtype) if x is not None else None
     segmented = M > 1
-    moved_size = x.dtype.itemsize if x is not None else 0
-    N = layout.vector_width(src.itemsize, D.itemsize, moved_size or 1)
+    N, V, T, TILE, lookback_warp, threads, words = _row_shape(
+        src, D, x.dtype.itemsize if x is not None else 0, segmented, tile_knobs())
     in_rs, in_cs = _rows(a)
     in_kind = _kind(a, in_cs == 1 and (M == 1 or in_rs == K), N)
     if x is None:
@@ -1123,32 +858,20 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
     else:
         out_rs, out_cs = 1, 1
         out_kind = _kind(x, True, N)
-    dev = runtime.get_device(a.device_index)
-    knobs = tile_knobs()
-    lanes = takes_lane_kernel(src, D, flag, in_kind + out_kind, segmented, moved, knobs) and \
-        knobs[0] * knobs[3] * 16 + SHARED_RESERVE <= dev.max_shared_per_block
-    N, V, T, TILE, lookback_warp, threads, words = _row_shape(src, D, moved_size, segmented,
-                                                              lanes, knobs)
     tiles = -(-total // TILE)
     bits = 32 if total + TILE <= layout.INT32_MAX else 64
-    grid, claims = tiles, tiles
-    if lanes:
-        kern = compiler.cached_kernel(dev.index, "scan", ("lanes", op, D, V, T),
-                                      lambda: lane_row_spec(op, D))
-        grid = min(tiles, kern.resident_blocks(threads) * dev.multiprocessor_count)
-        claims = tiles + grid  # each block claims one id past the last tile
-    else:
-        key = ("row", op, src, D, flag, in_kind, out_kind, bits, segmented, moved, N, V, T,
-               lookback_warp)
-        kern = compiler.cached_kernel(dev.index, "scan", key,
-                                      lambda: row_spec(op, src, D, flag, in_kind, out_kind, bits,
-                                                       segmented, moved, lookback_warp))
+    dev = runtime.get_device(a.device_index)
+    key = ("row", op, src, D, flag, in_kind, out_kind, bits, segmented, moved, N, V, T,
+           lookback_warp)
+    kern = compiler.cached_kernel(dev.index, "scan", key,
+                                  lambda: row_spec(op, src, D, flag, in_kind, out_kind, bits,
+                                                   segmented, moved, lookback_warp))
     stream = dev.stream
     with stream.scratch_lock:  # launches queued in the order their epochs and tile ids were taken
-        status, first, e4 = _status_area(dev, stream, words, tiles, claims)
+        status, first, e4 = _status_area(dev, stream, words, tiles)
         args = (dst.ptr, a.ptr, status.ptr, first, e4, total, K, in_rs, in_cs, out_rs, out_cs)
         if x is None:
-            kern(stream, grid, threads, args, (dst.buffer, a.buffer, status.buffer),
+            kern(stream, tiles, threads, args, (dst.buffer, a.buffer, status.buffer),
                  total * (src.itemsize + D.itemsize))
             return None
         kern(stream, tiles, threads, args + (x.ptr,),
@@ -1166,9 +889,8 @@ class _StatusArea:
     __slots__ = ("array", "tiles", "taken", "epoch")
 
 
-def _status_area(dev, stream, words: int, tiles: int, claims: int):
-    """(the status array, first tile id, 4 x epoch) for a launch of `tiles` tiles that takes
-    `claims` ids of the tile counter (tiles, or more for persistent blocks) on `stream`,
+def _status_area(dev, stream, words: int, tiles: int):
+    """(the status array, first tile id, 4 x epoch) for a launch of `tiles` tiles on `stream`,
     the current one (the caller holds its scratch_lock): launches on one stream run in order, so
     each finds the words of the ones before it complete and tagged with older epochs. A separate
     area per status size keeps every word of a tile's status in the same role (a flag word never
@@ -1186,7 +908,7 @@ def _status_area(dev, stream, words: int, tiles: int, claims: int):
         area.taken, area.epoch = 0, 1  # epoch 0 would match the zeroed words
         stream.scratch[key] = area
     first, e4 = area.taken, 4 * area.epoch
-    area.taken += claims
+    area.taken += tiles
     area.epoch += 1
     return area.array, first, e4
 
@@ -1522,10 +1244,7 @@ def precompile_specs():
         for op in ("sum", "prod"):
             for kinds in ("vv", "vs", "sv", "ss"):
                 specs.append(row_spec(op, src, D, False, kinds[0], kinds[1], 32))
-            if takes_lane_kernel(src, D, False, "vv", False, None):
-                specs.append(lane_row_spec(op, D))
-            else:
-                specs.append(row_spec(op, src, D, False, "v", "v", 32, segmented=False))
+            specs.append(row_spec(op, src, D, False, "v", "v", 32, segmented=False))
             specs.append(column_spec(op, src, D, 32))
         for in_kind in "vs":
             specs.append(row_spec("sum", src, _I32, True, in_kind, "v", 32, segmented=False))

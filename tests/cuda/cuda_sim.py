@@ -2,8 +2,8 @@
 reduce_sim.py and scan_sim.py share. Import it first: it switches numba.cuda to the simulator
 for the whole process (hence the separate processes of test_simulated_kernels.py).
 
-* warp shuffles and syncwarp (the simulator has none): a block's threads are Python threads, so
-  a warp's 32 lanes meet at a barrier, deposit their values and read their source lane's;
+* warp shuffles (the simulator has none): a block's threads are Python threads, so a warp's 32
+  lanes meet at a barrier, deposit their values and read their source lane's;
 * Ptr: a raw pointer into a NumPy array, bounds-checked;
 * vload/vstore: vector.py's 16-byte accesses, element by element;
 * NUMPY_TYPES: the scalar type names the kernels use, as NumPy types;
@@ -13,7 +13,6 @@ for the whole process (hence the separate processes of test_simulated_kernels.py
 import os
 import sys
 import threading
-import traceback
 import warnings
 
 os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
@@ -48,39 +47,10 @@ def _exchange(value, source_of):
     return result
 
 
-def first_threads_barrier(count):
-    """A barrier of the block's first `count` threads (a named barrier: bar.sync 1, count)."""
-    thread = threading.current_thread()
-    key = (thread.blockIdx.x, "first", count)
-    with _warps_lock:
-        barrier = _warps.get(key)
-        if barrier is None:
-            barrier = _warps[key] = threading.Barrier(count)
-    barrier.wait()
-
-
 sys.setswitchinterval(5e-4)  # a warp's 32 threads meet at barriers: hand the GIL over sooner
 kernelapi.FakeCUDAModule.shfl_down_sync = lambda self, mask, v, d: _exchange(v, lambda l: l + d)
 kernelapi.FakeCUDAModule.shfl_up_sync = lambda self, mask, v, d: _exchange(v, lambda l: l - d)
 kernelapi.FakeCUDAModule.shfl_sync = lambda self, mask, v, src: _exchange(v, lambda l: src)
-kernelapi.FakeCUDAModule.syncwarp = lambda self, mask=0xffffffff: _exchange(0, lambda l: l)
-
-
-def _shared_array(self, shape, dtype, alignment=None):
-    """cuda.shared.array: the simulator's, except that a dynamic array (shape 0) of a NumPy
-    scalar type works (the simulator sizes it by dtype.itemsize, which the type lacks). Static
-    arrays are told apart by their caller's line, as the simulator does: calling its method from
-    here would make every static array of a kernel one and the same."""
-    dt = np.dtype(dtype)
-    if shape == 0:
-        return np.frombuffer(self._dynshared.data, dtype=dt, count=self._dynshared_size // dt.itemsize)
-    caller = traceback.extract_stack(sys._getframe(1), limit=1)[0][0:2]
-    if caller not in self._allocations:
-        self._allocations[caller] = np.empty(shape, dt)
-    return self._allocations[caller]
-
-
-kernelapi.FakeCUDAShared.array = _shared_array
 
 
 class Ptr:
@@ -117,10 +87,9 @@ NUMPY_TYPES = {name: getattr(np, name) for name in (
     "float64", "complex64", "complex128")}
 
 
-def launch(fn, grid, block, args, order, dynamic_shared=0):
-    """Run the `grid` blocks of `block` threads of kernel `fn` one after another, in `order`,
-    each with `dynamic_shared` bytes of dynamic shared memory."""
-    fake = kernelapi.FakeCUDAModule((grid, 1, 1), (block, 1, 1), dynamic_shared)
+def launch(fn, grid, block, args, order):
+    """Run the `grid` blocks of `block` threads of kernel `fn` one after another, in `order`."""
+    fake = kernelapi.FakeCUDAModule((grid, 1, 1), (block, 1, 1), 0)
     with sim_kernel.swapped_cuda_module(fn, fake):
         for b in order:
             _warps.clear()

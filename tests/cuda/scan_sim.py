@@ -25,8 +25,7 @@ import threading
 import time
 
 import numpy as np
-# first: it switches numba.cuda to the simulator
-from cuda_sim import NUMPY_TYPES, Ptr, first_threads_barrier, launch, vload, vstore
+from cuda_sim import NUMPY_TYPES, Ptr, launch, vload, vstore  # first: numba.cuda -> simulator
 from numba import cuda
 
 from arrayx.cuda import compiler, elementwise, runtime, scan, transfer
@@ -35,7 +34,7 @@ from arrayx.cuda.array import CudaArray
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_indexing_host import Heap  # noqa: E402
 
-scan.SCAN_BLOCK, scan.SCAN_VECTORS, scan.ONE_ROW_VECTORS, scan.LANE_VECTORS = 32, 1, 1, 1
+scan.SCAN_BLOCK, scan.SCAN_VECTORS, scan.ONE_ROW_VECTORS = 32, 1, 1
 LAG = 36
 heap = Heap(1 << 24)
 
@@ -60,7 +59,6 @@ class _Device:
     index = 0
     stream = _Stream()
     multiprocessor_count = 2
-    max_shared_per_block = 227 * 1024
     allocator = _Allocator()
 
 
@@ -112,20 +110,6 @@ class _StatusWords:
             return old
 
 
-def _cp_async16(dst, didx, src, sidx):
-    """cp.async of 16 bytes, done at once (the wait that follows has nothing to wait for)."""
-    for k in range(16 // dst.dtype.itemsize):
-        dst[int(didx) + k] = src[int(sidx) + k]
-
-
-def _sload(n):
-    return lambda arr, i: tuple(arr[int(i) + k] for k in range(n))
-
-
-def _sstore(arr, i, values):
-    arr[int(i):int(i) + len(values)] = values
-
-
 def _bitcast(x, proto):
     to = np.asarray(proto).dtype
     src = np.dtype(("f" if to.kind in "iu" else "u") + str(to.itemsize))
@@ -142,16 +126,8 @@ class _SimKernel:
             ns[f"vload{n}"], ns[f"vstore{n}"] = vload(n), vstore(n)
         ns.update(ld_relaxed=self.status.load, ld_acquire=self.status.load,
                   st_relaxed=self.status.store, st_release=self.status.store,
-                  atom_add=self.status.atom_add, bitcast=_bitcast, cp_async16=_cp_async16,
-                  cp_async_wait_all=lambda: None,
-                  consumer_sync=lambda consumers=scan.SCAN_BLOCK: first_threads_barrier(consumers),
-                  **{f"sload{n}": _sload(n) for n in (1, 2, 4)},
-                  **{f"sstore{n}": _sstore for n in (1, 2, 4)})
+                  atom_add=self.status.atom_add, bitcast=_bitcast)
         self.fn = ns[spec.entry]
-
-    @staticmethod
-    def resident_blocks(threads):
-        return 2
 
     def __call__(self, stream, grid, block, args, keep, nbytes=0):
         conv = []
@@ -164,7 +140,7 @@ class _SimKernel:
                 conv.append(v)
         self.status.first = args[3]
         self.status.before = {}
-        launch(self.fn, grid, block, conv, range(grid), self.spec.dynamic_shared)
+        launch(self.fn, grid, block, conv, range(grid))
         for _, q, j, word in self.status.late:  # the kernel's end: every store lands
             q[j] = word
         self.status.late = []
@@ -172,8 +148,7 @@ class _SimKernel:
 
 def _cached_kernel(dev, family, key, build):
     spec = build()
-    scanned = key[2] if key[0] == "lanes" else key[3]  # the keys of row_scan's two kernels
-    return _SimKernel(spec, scan.status_words(np.dtype(scanned)))
+    return _SimKernel(spec, scan.status_words(np.dtype(key[3])))
 
 
 def _zero(dev, a):
@@ -220,23 +195,10 @@ def main(case):
               np.cumsum(host[1:].astype(np.float64)))
         t0 = time.time()  # the same status words again, the first launch's left in them
         host = rng.standard_normal(30 * 128 + 3).astype(f32)
-        host[0] = -0.0  # the row's first element takes no prefix: -0.0 stays -0.0
         out = heap.empty(host.shape, f32)
         scan.row_scan("sum", _put(host), out)
-        got = heap.get(out)
-        check("cumulative_sum float32 again, the status words reused, lane_row_spec's kernel",
-              got, np.cumsum(host.astype(np.float64)))
-        if not np.signbit(got[0]):
-            bad += 1
-            print("BAD the first element of the row lost its sign:", got[0])
-        for lane_vectors in (3, 0):  # 3 vectors a lane; 0: row_spec's kernel (through registers)
-            t0 = time.time()
-            vectors, scan.LANE_VECTORS = scan.LANE_VECTORS, lane_vectors
-            out = heap.empty(host.shape, f32)
-            scan.row_scan("sum", _put(host), out)
-            check(f"cumulative_sum float32, aligned, LANE_VECTORS {lane_vectors}", heap.get(out),
-                  np.cumsum(host.astype(np.float64)))
-            scan.LANE_VECTORS = vectors
+        check("cumulative_sum float32 again, the status words reused", heap.get(out),
+              np.cumsum(host.astype(np.float64)))
     if case in ("all", "segments"):  # rows shorter and longer than a tile (128 elements)
         for rows, k in ((64, 77), (3, 1700)):
             t0 = time.time()

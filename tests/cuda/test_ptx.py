@@ -351,23 +351,6 @@ def test_row_scan_float32_moves_vectors_and_uses_relaxed_status_words(segmented,
     assert ".local" not in ptx
 
 
-@pytest.mark.parametrize("op, dtype, vector", [("sum", "float32", "v4.f32"),
-                                               ("prod", "complex128", "v2.f64")])
-def test_lane_row_scan_copies_its_tile_to_shared_memory_in_16_byte_vectors(op, dtype, vector):
-    from arrayx.cuda import scan
-    D = np.dtype(dtype)
-    spec = scan.lane_row_spec(op, D)
-    assert spec.dynamic_shared == scan.SCAN_BLOCK * scan.LANE_VECTORS * 16
-    ptx = _ptx(spec)
-    assert "cp.async.cg.shared.global" in ptx and "cp.async.wait_all" in ptx
-    # a lane's own elements go to and from shared memory whole (conflict-free: odd stride)
-    assert f"ld.shared.{vector}" in ptx and f"st.shared.{vector}" in ptx
-    assert f"st.global.{vector}" in _mem_ops(ptx)
-    assert ".extern .shared" in ptx  # the tile: dynamic shared memory
-    assert "ld.relaxed.gpu.global.u64" in ptx or "ld.acquire.gpu.global.u64" in ptx
-    assert ".local" not in ptx
-
-
 def test_fused_mask_selection_reads_x_vectors():
     from arrayx.cuda import scan
     ptx = _ptx(scan.row_spec("sum", B, np.dtype("int32"), True, "v", "v", 32, False, "uint32"))

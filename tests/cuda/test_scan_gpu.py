@@ -28,8 +28,7 @@ def _check_cumsum(rng, n, dtype="float32"):
 
 def test_scans_of_changing_sizes_reuse_the_status_area(rng):
     from arrayx.cuda import runtime, scan
-    lanes = scan.LANE_VECTORS > 0  # aligned float32: lane_row_spec's persistent blocks
-    tile = scan.SCAN_BLOCK * (scan.LANE_VECTORS if lanes else scan.ONE_ROW_VECTORS) * 4
+    tile = scan.SCAN_BLOCK * scan.ONE_ROW_VECTORS * 4  # float32 elements a tile of one row
     dev = runtime.get_device(0)
     # a few tiles, then more than the area held (it grows), then fewer again over the words of
     # the larger launch, with x[mask] (the same one-word statuses) in between
@@ -45,8 +44,7 @@ def test_scans_of_changing_sizes_reuse_the_status_area(rng):
     epoch, taken = area.epoch, area.taken
     _check_cumsum(rng, 7 * tile)  # one launch: one epoch more, its 7 tile ids counted
     assert dev.stream.scratch[key] is area
-    # persistent blocks (7, one a tile here) each claim one id past the last tile
-    assert (area.epoch, area.taken) == (epoch + 1, taken + 7 + (7 if lanes else 0))
+    assert (area.epoch, area.taken) == (epoch + 1, taken + 7)
     # the two-slot statuses (complex64 values, int64 products) have an area of their own
     _check_cumsum(rng, 5 * tile + 3, "complex64")
     s = np.where(rng.random(9 * tile) < 0.5, -1, 1).astype(np.int64)
