@@ -676,15 +676,16 @@ def memcpy_d2d(dev, dst: CudaArray, src: CudaArray):
     stream.encoder.hold(dst.buffer, src.buffer)
 
 
-def zero_scratch(dev, a: CudaArray):
-    """Zero the contiguous scratch array `a` with the driver's memset: a few microseconds of
-    host time, against about 14 for a fill kernel through the elementwise launch path
-    (benchmarks/results/latency-2026-11-30.md), which the GPU waited for before a scan."""
-    stream = dev.stream
+def zero_scratch(stream, a: CudaArray):
+    """Zero the contiguous scratch array `a` on `stream` (a runtime.Stream: the one whose
+    launches will use it, passed in, as another thread may switch the device's current stream
+    meanwhile) with the driver's memset: a few microseconds of host time, against about 14 for
+    a fill kernel through the elementwise launch path (benchmarks/results/latency-2026-11-30.md),
+    which the GPU waited for before a scan."""
     stream.encoder.flush()
     err = runtime.driver().cuMemsetD8Async(a.ptr, 0, a.nbytes, stream.handle)[0]
     if err != 0:
-        runtime.raise_error(err, "cuMemsetD8Async", dev)
+        runtime.raise_error(err, "cuMemsetD8Async", stream.device)
     stream.encoder.hold(a.buffer)
 
 

@@ -781,7 +781,7 @@ def _scratch(dev, stream):
         nbytes = COUNTERS * 4 + SCRATCH_PARTIAL_BYTES
         a = new_array(dev.index, (nbytes,), np.dtype(np.uint8), dev.allocator)
         # queued on this stream ahead of the first launch that takes a ticket
-        elementwise.zero_scratch(dev, a.view((COUNTERS * 4,), (1,), 0, True))
+        elementwise.zero_scratch(stream, a.view((COUNTERS * 4,), (1,), 0, True))
         sc = _Scratch()
         sc.buffer, sc.counters, sc.partials = a.buffer, a.ptr, a.ptr + COUNTERS * 4
         stream.scratch[SPLIT_SCRATCH] = sc

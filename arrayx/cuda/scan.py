@@ -131,6 +131,9 @@ LOOKBACK_WARP = True
 #   block's next tile while the other warps scan this one, 0.89-1.07 ms (c); the next tile
 #   claimed a step ahead and loaded by all warps, 1.11-1.55 ms (d). A decoupled look-back wants
 #   each tile's status published by a block that holds nothing older: one tile a block, as here.
+# * fewer threads for a plain row's tile, same bytes (scan-sweep-2026-11-30-session6-one-row-
+#   block.log; 256 x 11 0.703-0.706 ms): 192 x 15 0.695 (72 registers), 128 x 16 0.783, 128 x
+#   22 0.802 (128 registers). The lean kernel had gained from 128-thread blocks; this one not.
 SHARED_LIMIT = 48 * 1024  # static shared memory per block
 SHARED_RESERVE = 2048  # shared memory for the tile's small arrays (warp totals, the prefix)
 COLUMN_MIN = 1 << 16     # columns needed to fill the GPU with one thread per column
@@ -904,7 +907,7 @@ def _status_area(dev, stream, words: int, tiles: int):
         area.tiles = max(tiles, size)
         area.array = new_array(dev.index, (STATUS_HEAD + area.tiles * words,), _U64,
                                dev.allocator)
-        elementwise.zero_scratch(dev, area.array)
+        elementwise.zero_scratch(stream, area.array)
         area.taken, area.epoch = 0, 1  # epoch 0 would match the zeroed words
         stream.scratch[key] = area
     first, e4 = area.taken, 4 * area.epoch

@@ -151,7 +151,7 @@ def _cached_kernel(dev, family, key, build):
     return _SimKernel(spec, scan.status_words(np.dtype(key[3])))
 
 
-def _zero(dev, a):
+def _zero(stream, a):
     heap.mem[a.ptr:a.ptr + a.nbytes] = 0
 
 
