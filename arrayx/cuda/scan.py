@@ -368,6 +368,25 @@ def _status_source(D: np.dtype) -> str:
         return int32(fl), {value}"""
 
 
+def _segmented_warp_scan(op: str, D: np.dtype, head: str, value: str, up: bool,
+                         indent: int) -> str:
+    """Source of a warp's segmented inclusive scan (Hillis-Steele, 5 shuffle steps) of the
+    (`head`, `value`) pairs its lanes hold, `up` from lane 0 (each lane combines the lanes below
+    it) or down from lane 31, stopping at a head; `indent` spaces deep."""
+    shfl, shuf, inside = (("shfl_up_sync", "shup", "lane >= d") if up else
+                          ("shfl_down_sync", "shdn", "lane + d < 32"))
+    pad = " " * indent
+    return f"""{pad}d = 1
+{pad}while d < 32:
+{pad}    ho = cuda.{shfl}(0xffffffff, {head}, d)
+{pad}    ao = {shuf}({value}, d)
+{pad}    if {inside}:
+{pad}        if {head} == 0:
+{pad}            {value} = {_op_expr(op, D, 'ao', value)}
+{pad}        {head} = int32({head} | ho)
+{pad}    d *= 2"""
+
+
 def _lookback_source(op: str, D: np.dtype, first_head: str) -> str:
     """The look-back of one warp (8 spaces deep): unless `first_head` (the tile starts a
     segment), read 32 predecessors' statuses at a time (a spin until each is published), reduce
@@ -389,15 +408,7 @@ def _lookback_source(op: str, D: np.dtype, first_head: str) -> str:
                     fl = int32({FLAG_PREFIX})
                     va = {zero}
                 hh = int32(fl == {FLAG_PREFIX})
-                d = 1
-                while d < 32:
-                    ho = cuda.shfl_down_sync(0xffffffff, hh, d)
-                    ao = shdn(va, d)
-                    if lane + d < 32:
-                        if hh == 0:
-                            va = {OP('ao', 'va')}
-                        hh = int32(hh | ho)
-                    d *= 2
+{_segmented_warp_scan(op, D, 'hh', 'va', False, 16)}
                 wh = cuda.shfl_sync(0xffffffff, hh, 0)
                 wa = shidx(va, 0)
                 xv, xh, xa = comb(int32(1), wh, wa, xv, int32(0), xa)
@@ -560,15 +571,7 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
             add(f"        h = int32(h | int32(p_{j} == 0))")
     add(f"""        hi = h
         ai = s_{N - 1}
-        d = 1
-        while d < 32:
-            ho = cuda.shfl_up_sync(0xffffffff, hi, d)
-            ao = shup(ai, d)
-            if lane >= d:
-                if hi == 0:
-                    ai = {OP('ao', 'ai')}
-                hi = int32(hi | ho)
-            d *= 2
+{_segmented_warp_scan(op, D, 'hi', 'ai', True, 8)}
         he = cuda.shfl_up_sync(0xffffffff, hi, 1)
         ae = shup(ai, 1)
         if lane == 0:
