@@ -131,6 +131,14 @@ LOOKBACK_WARP = True
 #   block's next tile while the other warps scan this one, 0.89-1.07 ms (c); the next tile
 #   claimed a step ahead and loaded by all warps, 1.11-1.55 ms (d). A decoupled look-back wants
 #   each tile's status published by a block that holds nothing older: one tile a block, as here.
+# Where a tile's time goes (benchmarks/scan_phase_probe.py: row_spec's `trace` stamps each tile's
+# phases with %globaltimer; scan-phases-2026-11-30-session6.log, 256 x 11, 2^28 float32): claimed
+# -> loaded 5.0 us mean (p10 3.6, p90 6.6), -> aggregate published 0.02, -> prefix found 6.0 (p10
+# 3.7, p90 8.4), -> stored 2.2; 3.55 tiles held an SM at once; 384 tiles (p50) claimed while a
+# tile waits for its prefix. The wait is for predecessors still loading (the spread of load
+# times), not the look-back's walk: lanes reading 2, 4, 8 statuses a round (all issued before
+# any is waited on) made it slower, 0.708, 0.730, 0.815 ms against 0.690-0.695
+# (scan-sweep-2026-11-30-session6-lookback-words.log, scan-phases-...-words4.log: wait 7.5 us).
 # * fewer threads for a plain row's tile, same bytes (scan-sweep-2026-11-30-session6-one-row-
 #   block.log; 256 x 11 0.703-0.706 ms): 192 x 15 0.695 (72 registers), 128 x 16 0.783, 128 x
 #   22 0.802 (128 registers). The lean kernel had gained from 128-thread blocks; this one not.
@@ -222,6 +230,21 @@ def bitcast(typingctx, x, proto):
         return builder.bitcast(args[0], context.get_value_type(sig.return_type))
     return sig, codegen
 '''
+
+
+# %globaltimer (ns), for the phase trace of benchmarks/scan_phase_probe.py (row_spec's `trace`)
+TRACE_SOURCE = '''
+
+@_intrinsic
+def globaltimer(typingctx):
+    sig = _types.int64()
+
+    def codegen(context, builder, sig, args):
+        fty = _ir.FunctionType(_ir.IntType(64), [])
+        return builder.asm(fty, "mov.u64 $0, %globaltimer;", "=l", [], side_effect=True)
+    return sig, codegen
+'''
+TRACE_PHASES = ("claimed", "loaded", "aggregate published", "prefix found", "stored")
 
 
 def _elem(dt: np.dtype) -> str:
@@ -449,7 +472,7 @@ def _nested(lines):
 
 def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_kind: str,
              bits: int, segmented: bool = True, moved: str | None = None,
-             lookback_warp: bool | None = None):
+             lookback_warp: bool | None = None, trace: bool = False):
     """Decoupled look-back scan of the flat (M, K) sequence, segment heads every K elements
     (`segmented` False: one row, M == 1, no per-element row arithmetic).
     `in_kind`/`out_kind`: 'v' (flat and 16-byte aligned: vector access) or 's' (element (r, p)
@@ -467,11 +490,20 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     look-back a second loop adds the tile + block prefix to the open elements and stores.
     `lookback_warp` (one row only, not `segmented`; None: as LOOKBACK_WARP says): the block has
     one warp more than the tile's T threads; the tile's warps add up their values right after
-    the loads, and while they scan, that warp publishes the tile's aggregate and looks back."""
+    the loads, and while they scan, that warp publishes the tile's aggregate and looks back.
+    `trace` (with the look-back warp; a measurement, benchmarks/scan_phase_probe.py): one more
+    argument, an int64 array that receives each tile's %globaltimer at TRACE_PHASES."""
     assert moved is None or (flag and not segmented)
     if lookback_warp is None:
         lookback_warp = _has_lookback_warp(segmented)
     assert not (lookback_warp and segmented), "a segmented tile's aggregate needs its scan"
+    assert lookback_warp or not trace
+
+    def stamp(indent, who, phase):  # source: the trace's stamp of `phase` by thread `who`
+        if not trace:
+            return ""
+        return (f"\n{indent}if {who}:\n{indent}    trace[tile * {len(TRACE_PHASES)} + "
+                f"{TRACE_PHASES.index(phase)}] = globaltimer()")
     # 'open' flags (bit 0: no segment head between the warp chunk's start and the element; bit
     # 1: selected) are kept per element unless the row is plain: then every element is open
     # except those of the first warp chunk of the row, whose prefix is empty anyway
@@ -525,7 +557,7 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
         sh_t[0] = int64(atom_add(status, int64(0), uint64(1))) - first
     cuda.syncthreads()
     tile = sh_t[0]
-    base = tile * {TILE} + warp * {WCHUNK}""")
+    base = tile * {TILE} + warp * {WCHUNK}{stamp("    ", "tid == 0", "claimed")}""")
     # every load of the thread first, then the lane-serial segmented scan of each vector
     tile_at = len(b)
     for v in range(V):
@@ -610,9 +642,9 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
         ta = sh_r[0]
         for w in range(1, {WARPS}):
             ta = {OP('ta', 'sh_r[w]')}
-        th = {first_head}""")
-        add(publish_aggregate)
-        add(lookback)
+        th = {first_head}{stamp("        ", "lane == 0", "loaded")}""")
+        add(publish_aggregate + stamp("        ", "lane == 0", "aggregate published"))
+        add(lookback + stamp("        ", "lane == 0", "prefix found"))
         b.append("    else:")
         b.extend(_nested(rounds))
         add("    cuda.syncthreads()")
@@ -662,6 +694,8 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
         else:
             b.extend("        " + s for s in scalar)
 
+    if trace:
+        add(stamp("    ", "tid == 0", "stored").lstrip("\n"))
     if lookback_warp:
         b[final_at:] = [f"    if warp < {WARPS}:"] + _nested(b[final_at:])
     what = f"select_{moved}" if moved else ("flag" if flag else op)
@@ -673,7 +707,12 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     if moved:
         args += ", x"
         argtypes += (f"{moved}*",)
-    src_text = (PREAMBLE + SYNC_SOURCE + f"\n\ndef {kname}({args}):\n" + "\n".join(b) + "\n")
+    if trace:
+        kname += "_trace"
+        args += ", trace"
+        argtypes += ("int64*",)
+    src_text = (PREAMBLE + SYNC_SOURCE + (TRACE_SOURCE if trace else "")
+                + f"\n\ndef {kname}({args}):\n" + "\n".join(b) + "\n")
     return compiler.KernelSpec(kname, src_text, kname, argtypes)
 
 

@@ -351,6 +351,17 @@ def test_row_scan_float32_moves_vectors_and_uses_relaxed_status_words(segmented,
     assert ".local" not in ptx
 
 
+def test_row_scan_trace_stamps_each_phase_once_and_only_when_asked():
+    from arrayx.cuda import scan
+    traced = scan.row_spec("sum", F32, F32, False, "v", "v", 32, segmented=False, trace=True)
+    plain = scan.row_spec("sum", F32, F32, False, "v", "v", 32, segmented=False)
+    assert traced.source.count("= globaltimer()") == len(scan.TRACE_PHASES)
+    assert traced.argtypes == plain.argtypes + ("int64*",) and traced.name != plain.name
+    assert "globaltimer" not in plain.source  # the kernels that run are untouched
+    with pytest.raises(AssertionError):  # the phases are the look-back warp's
+        scan.row_spec("sum", F32, F32, False, "v", "v", 32, segmented=True, trace=True)
+
+
 def test_fused_mask_selection_reads_x_vectors():
     from arrayx.cuda import scan
     ptx = _ptx(scan.row_spec("sum", B, np.dtype("int32"), True, "v", "v", 32, False, "uint32"))
