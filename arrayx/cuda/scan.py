@@ -20,8 +20,8 @@ identity is ever combined in: -0.0 sums and complex products come out as NumPy's
   round v gives the lane prefixes, a carry chains the rounds, warp totals go through shared
   memory. The scanned values wait in shared memory (not registers: the rounds stay a loop, which
   keeps numba's compile time down) while the tile's prefix is found, then one pass adds it and
-  stores. Large tiles (SCAN_BLOCK, SCAN_VECTORS) keep the rate of look-backs, whose L2 round
-  trips are the critical path, low. A byte per element beside the values says whether the
+  stores. A tile's wait for its prefix is most of what limits the rate (LOOKBACK_WARP's
+  comment says what was measured). A byte per element beside the values says whether the
   element is 'open' (no segment head before it in its warp's chunk: it takes the prefix); one
   plain row (no segments, no compaction) needs none, so its tiles are larger (ONE_ROW_VECTORS).
 * Tile status words, in a per-stream area kept between launches (_status_area, in the stream's
@@ -87,7 +87,8 @@ BLOCK = 256              # threads per block of the column scan and the flag con
 # waiting only for the words nearer than the nearest complete prefix (no change), nanosleep
 # between polls (no change, scan-sweep-2026-11-30*.log). The likely cause is the latency of the
 # status reads behind the streaming loads (in flight / bandwidth, microseconds), during which the
-# block holds its tile. Overlapping it with the next tile's loads in registers was slower: a
+# block holds its tile (session 6 measured the wait: it is for predecessors still loading, see
+# LOOKBACK_WARP's comment). Overlapping it with the next tile's loads in registers was slower: a
 # persistent prototype (blocks looping over tiles, issuing the next tile's loads before the
 # look-back; commit 9ae05a8, removed since) took 126 registers at 256 x 11 (2 blocks an SM) and
 # ran at 0.39 of the copy, 0.33 at 256 x 6 and 3 blocks an SM, 0.26-0.27 at 256 x 4 and 3-4
@@ -104,44 +105,35 @@ ONE_ROW_VECTORS = 11
 # (scan-sweep-2026-11-30-session5-run2.log, 2^28 float32 cumulative_sum, of the copy): 256 x 11
 # 0.66 without, 0.72 with (56 registers: 4 blocks of 288 threads an SM still fit); 224 x 11
 # 0.69, 256 x 10 0.69, 256 x 8 0.64, 128 x 11 0.68. x[mask] of 2^26 float32: 0.438 -> 0.424 ms.
-# What limits it now is the number of tiles, not registers or occupancy: loading the tile
-# straight to shared memory with cp.async (commit 395f0bc; 32 registers instead of 56, up to 7
-# blocks an SM) ran 256 x 11 at the same 0.687 ms, and its smaller tiles with more blocks an SM
-# were slower: x10 0.67 of the copy, x8 0.61, x6 0.65 (scan-sweep-2026-11-30-session5-run4.log).
-# Tiles above the 48 KiB of static shared memory (dynamic shared memory, with cp.async so that
-# registers stay flat) are the next thing to try.
 LOOKBACK_WARP = True
-# Two more tile designs for one plain row were measured on the H200 and removed (2^28 float32
-# cumulative_sum, of the copy; the register kernel here 0.73-0.74 in the same runs):
-# * row_spec's tile staged through cp.async into dynamic shared memory, up to 112 KiB (commit
-#   32b0420, scan-sweep-2026-11-30-session6.log): 256 x 11 0.69, x16 0.71, x18 0.72, x24 0.68.
-#   So larger tiles (fewer look-backs) no longer help past 44 KiB.
+# What limits the one-row scan (0.73-0.74 of the copy; issue 5 asks 0.8). Where a tile's time
+# goes (benchmarks/scan_phase_probe.py: row_spec's `trace` stamps each tile's phases with
+# %globaltimer; scan-phases-2026-11-30-session6.log, 256 x 11, 2^28 float32): claimed -> loaded
+# 5.0 us mean (p10 3.6, p90 6.6), -> aggregate published 0.02, -> prefix found 6.0 (p10 3.7, p90
+# 8.4), -> stored 2.2; 3.55 tiles held an SM at once (registers and shared memory allow 4); 384
+# tiles (p50) claimed while a tile waits for its prefix. So the rate is tiles held x tile bytes
+# / 13.2 us, and the wait is for predecessors still loading (the spread of load times), not the
+# look-back's walk or the instruction count. Designs measured on the H200 and removed (2^28
+# float32 cumulative_sum; this kernel 0.689-0.706 ms, 0.73-0.74, in the same runs):
+# * lanes reading 2, 4, 8 statuses a round (all issued before any is waited on): 0.708, 0.730,
+#   0.815 ms (scan-sweep-2026-11-30-session6-lookback-words.log; the wait rose to 7.5 us).
+# * the tile loaded by cp.async, no registers held (395f0bc): same speed at 256 x 11, slower
+#   smaller (session 5); staged into dynamic shared memory up to 112 KiB (32b0420,
+#   scan-sweep-2026-11-30-session6.log): 256 x 16 0.71 of the copy, x18 0.72, x24 0.68.
 # * a lean kernel where each lane owns V x N contiguous elements (lane total, one warp scan,
-#   serial scan from its prefix; commit 3ced534, scan-sweep-2026-11-30-session6-lanes.log):
-#   256 x 11 0.69, 128 x 21 0.74, 128 x 11 0.71, 512 x 7 0.66, 512 x 5 0.52. ncu
-#   (ncu-scan-2026-11-30-session6.txt, ncu-scan-lanes-...): the register kernel issues an
-#   instruction on 72% of its cycles (DRAM 65% busy), the lean one on 26% (DRAM 62%), at the
-#   same speed. Not instructions, then, but the tile's phases (load, wait for the prefix, store)
-#   with few blocks an SM, and the look-back's latency.
-# * that lean kernel as persistent blocks (as many as fit the GPU) holding two or three tiles,
-#   the next one loading while this one is scanned (commit 5b3aaf2; sweeps
-#   scan-sweep-2026-11-30-session6-persistent-{a,b,c,d}.log, 0.696 ms for this kernel): a block
-#   claiming tiles ahead of the one it scans makes the look-backs wait on other blocks' steps,
-#   in a chain: 5-23 ms (a, b); a producer warp that claims, loads, adds up and looks back the
-#   block's next tile while the other warps scan this one, 0.89-1.07 ms (c); the next tile
-#   claimed a step ahead and loaded by all warps, 1.11-1.55 ms (d). A decoupled look-back wants
-#   each tile's status published by a block that holds nothing older: one tile a block, as here.
-# Where a tile's time goes (benchmarks/scan_phase_probe.py: row_spec's `trace` stamps each tile's
-# phases with %globaltimer; scan-phases-2026-11-30-session6.log, 256 x 11, 2^28 float32): claimed
-# -> loaded 5.0 us mean (p10 3.6, p90 6.6), -> aggregate published 0.02, -> prefix found 6.0 (p10
-# 3.7, p90 8.4), -> stored 2.2; 3.55 tiles held an SM at once; 384 tiles (p50) claimed while a
-# tile waits for its prefix. The wait is for predecessors still loading (the spread of load
-# times), not the look-back's walk: lanes reading 2, 4, 8 statuses a round (all issued before
-# any is waited on) made it slower, 0.708, 0.730, 0.815 ms against 0.690-0.695
-# (scan-sweep-2026-11-30-session6-lookback-words.log, scan-phases-...-words4.log: wait 7.5 us).
+#   serial scan from its prefix; 3ced534, scan-sweep-2026-11-30-session6-lanes.log): 256 x 11
+#   0.735 ms, 128 x 21 0.688, 512 x 5 0.971. ncu (ncu-scan*-2026-11-30-session6.txt): this
+#   kernel issues an instruction on 72% of its cycles (DRAM 65% busy), the lean one on 26%
+#   (DRAM 62%), at the same speed.
+# * the lean kernel as persistent blocks holding two or three tiles, the next one loading while
+#   this one is scanned (5b3aaf2; scan-sweep-2026-11-30-session6-persistent-{a,b,c,d}.log): a
+#   block claiming tiles ahead of the one it scans makes the look-backs wait on other blocks'
+#   steps, in a chain, 5-23 ms; a producer warp that claims, loads, adds up and looks back the
+#   block's next tile while the other warps scan this one, 0.89-1.07 ms; the next tile claimed a
+#   step ahead and loaded by all warps, 1.11-1.55 ms. A decoupled look-back wants each tile's
+#   status published by a block that holds nothing older: one tile a block, as here.
 # * fewer threads for a plain row's tile, same bytes (scan-sweep-2026-11-30-session6-one-row-
-#   block.log; 256 x 11 0.703-0.706 ms): 192 x 15 0.695 (72 registers), 128 x 16 0.783, 128 x
-#   22 0.802 (128 registers). The lean kernel had gained from 128-thread blocks; this one not.
+#   block.log): 192 x 15 0.695 ms (72 registers), 128 x 16 0.783, 128 x 22 0.802.
 SHARED_LIMIT = 48 * 1024  # static shared memory per block
 SHARED_RESERVE = 2048  # shared memory for the tile's small arrays (warp totals, the prefix)
 COLUMN_MIN = 1 << 16     # columns needed to fill the GPU with one thread per column
