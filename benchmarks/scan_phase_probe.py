@@ -30,7 +30,7 @@ def main():
     a = ap.parse_args()
 
     import arrayx as xp
-    from arrayx.cuda import compiler, runtime, scan, transfer
+    from arrayx.cuda import runtime, scan, transfer
     from arrayx.cuda.array import new_array
 
     n = 1 << a.log2n
@@ -40,21 +40,12 @@ def main():
     out = xp.empty_like(x)
     dev = runtime.get_device(0)
     stream = dev.stream
-    N, V, T, TILE, lookback_warp, threads, words = scan._row_shape(
-        f32, f32, 0, False, scan.tile_knobs())
-    assert lookback_warp, "the trace stamps the look-back warp's phases"
-    tiles = -(-n // TILE)
+    N, V, T = scan.row_params(f32, f32, plain_row=True)
+    tiles = -(-n // (T * V * N))
     P = len(scan.TRACE_PHASES)
-    spec = scan.row_spec("sum", f32, f32, False, "v", "v", 32, segmented=False, trace=True)
-    kern = compiler.get_kernel(spec, 0)
     trace = new_array(0, (tiles * P,), np.dtype("int64"), dev.allocator)
-    xa, oa = x._data, out._data  # the CudaArrays
     for _ in range(a.runs):
-        with stream.scratch_lock:
-            status, first, e4 = scan._status_area(dev, stream, words, tiles)
-            kern(stream, tiles, threads, (oa.ptr, xa.ptr, status.ptr, first, e4, n, n, 0, 1, 0, 1,
-                                          trace.ptr), (oa.buffer, xa.buffer, status.buffer,
-                                                       trace.buffer), 8 * n)
+        scan.row_scan("sum", x._data, out._data, trace=trace)  # the CudaArrays
     stream.synchronize()
     got = np.asarray(out.to_device("cpu"))
     want = np.cumsum(host.astype(np.float64))

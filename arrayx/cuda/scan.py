@@ -871,12 +871,15 @@ def _row_shape(src: np.dtype, D: np.dtype, moved: int, segmented: bool, knobs: t
     return N, V, T, T * V * N, lookback_warp, T + 32 if lookback_warp else T, status_words(D)
 
 
-def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaArray = None):
+def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaArray = None,
+             trace: CudaArray = None):
     """dst = scan of `a` along its last axis (dst has a's shape, any layout, a's leading dims
     collapsible: the caller copies otherwise). Nothing to do when empty.
     With `x` (a flag scan of a 1-D `a`; x contiguous, of a's size): the fused mask compaction:
     dst (1-D, contiguous, room for x.size elements) receives the selected elements of x and the
-    count is returned (the one sync)."""
+    count is returned (the one sync).
+    `trace` (one row only; a measurement, benchmarks/scan_phase_probe.py): an int64 array of
+    len(TRACE_PHASES) words a tile that receives each tile's phase stamps (row_spec's trace)."""
     M = a.size // a.shape[-1] if a.shape[-1] else 0
     K = a.shape[-1]
     total = M * K
@@ -898,22 +901,28 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
     tiles = -(-total // TILE)
     bits = 32 if total + TILE <= layout.INT32_MAX else 64
     dev = runtime.get_device(a.device_index)
+    traced = trace is not None
+    if traced and (not lookback_warp or trace.size < tiles * len(TRACE_PHASES)):
+        raise ValueError(f"a trace is of a one-row scan, {len(TRACE_PHASES)} words a tile "
+                         f"({tiles} tiles here)")
     key = ("row", op, src, D, flag, in_kind, out_kind, bits, segmented, moved, N, V, T,
-           lookback_warp)
+           lookback_warp, traced)
     kern = compiler.cached_kernel(dev.index, "scan", key,
                                   lambda: row_spec(op, src, D, flag, in_kind, out_kind, bits,
-                                                   segmented, moved, lookback_warp))
+                                                   segmented, moved, lookback_warp, traced))
     stream = dev.stream
     with stream.scratch_lock:  # launches queued in the order their epochs and tile ids were taken
         status, first, e4 = _status_area(dev, stream, words, tiles)
         args = (dst.ptr, a.ptr, status.ptr, first, e4, total, K, in_rs, in_cs, out_rs, out_cs)
+        keep = (dst.buffer, a.buffer, status.buffer)
+        if x is not None:
+            args, keep = args + (x.ptr,), keep + (x.buffer,)
+        if traced:
+            args, keep = args + (trace.ptr,), keep + (trace.buffer,)
+        kern(stream, tiles, threads, args, keep,
+             total * (src.itemsize + (D if x is None else x.dtype).itemsize))
         if x is None:
-            kern(stream, tiles, threads, args, (dst.buffer, a.buffer, status.buffer),
-                 total * (src.itemsize + D.itemsize))
             return None
-        kern(stream, tiles, threads, args + (x.ptr,),
-             (dst.buffer, a.buffer, status.buffer, x.buffer),
-             total * (src.itemsize + x.dtype.itemsize))
         # read before a later launch on the stream rewrites it
         return int(transfer.to_host(status.view((1,), (1,), status.offset + 1))[0])
 

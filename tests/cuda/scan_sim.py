@@ -126,7 +126,7 @@ class _SimKernel:
             ns[f"vload{n}"], ns[f"vstore{n}"] = vload(n), vstore(n)
         ns.update(ld_relaxed=self.status.load, ld_acquire=self.status.load,
                   st_relaxed=self.status.store, st_release=self.status.store,
-                  atom_add=self.status.atom_add, bitcast=_bitcast)
+                  atom_add=self.status.atom_add, bitcast=_bitcast, globaltimer=time.perf_counter_ns)
         self.fn = ns[spec.entry]
 
     def __call__(self, stream, grid, block, args, keep, nbytes=0):
@@ -199,6 +199,23 @@ def main(case):
         scan.row_scan("sum", _put(host), out)
         check("cumulative_sum float32 again, the status words reused", heap.get(out),
               np.cumsum(host.astype(np.float64)))
+        t0 = time.time()  # the phase trace of benchmarks/scan_phase_probe.py
+        P = len(scan.TRACE_PHASES)
+        tiles = -(-host.size // 128)
+        trace = _put(np.zeros(tiles * P, np.int64))  # a stamp left out stays 0
+        out = heap.empty(host.shape, f32)
+        scan.row_scan("sum", _put(host), out, trace=trace)
+        check("cumulative_sum float32, traced", heap.get(out), np.cumsum(host.astype(np.float64)))
+        stamps = heap.get(trace).reshape(tiles, P)
+        if not (stamps > 0).all() or (np.diff(stamps, axis=1) < 0).any():
+            bad += 1
+            print("BAD trace: every tile's phases stamped, in order", stamps[:3])
+        try:
+            scan.row_scan("sum", _put(host), out, trace=heap.empty((tiles * P - 1,), np.int64))
+            bad += 1
+            print("BAD a trace too short for the tiles was taken")
+        except ValueError:
+            pass
     if case in ("all", "segments"):  # rows shorter and longer than a tile (128 elements)
         for rows, k in ((64, 77), (3, 1700)):
             t0 = time.time()
