@@ -4,9 +4,9 @@ once on the GPU:
 
     python benchmarks/scan_sweep.py [--reps 10]
 
-For each (threads per tile, 16-byte vectors per thread, those of one plain row) setting the
-module constants are patched (the tile shape is part of the kernels' cache keys; two kernels
-compiled per setting, ~1-20 s each), then:
+For each (threads per tile, 16-byte vectors per thread, those of one plain row, look-back warp,
+L2 prefetch distance) setting the module constants are patched (they are part of the kernels'
+cache keys; two kernels compiled per setting, ~1-20 s each), then:
 cumulative_sum of 2^28 float32 (checked once against CuPy's float64 cumsum) and x[mask] of
 2^26 float32 with about half selected (checked once against CuPy) are timed (CUDA events,
 median of --reps after warm-up). Prints: case, setting, ms, ratio of its bandwidth to the
@@ -26,15 +26,17 @@ sys.path.insert(0, HERE)
 
 from harness import Harness  # noqa: E402
 
-# (SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, LOOKBACK_WARP). x[mask] (a flag scan with
-# compaction) keeps a head byte per element in shared memory beside the values (5 bytes an
-# element for float32), which caps its tile at 8192 elements; cumulative_sum of one row keeps
-# none (4 bytes), up to 11 vectors of 256 threads (11264 elements; more are cut to what fits).
-# Both are one row, so LOOKBACK_WARP applies to both. Earlier runs: scan-sweep-2026-11-30*.log
-# (session 5's first also timed a persistent prototype, since removed).
-# The first setting timed ran slower than its repeats (0.834 ms, later 0.77): the defaults are
-# timed first and last.
-SETTINGS = [(256, 8, 11, True), (256, 8, 11, False), (256, 8, 10, True), (256, 8, 11, True)]
+# (SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, LOOKBACK_WARP, PREFETCH_BYTES in MiB). x[mask]
+# (a flag scan with compaction) keeps a head byte per element in shared memory beside the values
+# (5 bytes an element for float32), which caps its tile at 8192 elements; cumulative_sum of one
+# row keeps none (4 bytes), up to 11 vectors of 256 threads (11264 elements; more are cut to
+# what fits). Both are one row, so LOOKBACK_WARP applies to both. Earlier runs:
+# scan-sweep-2026-11-30*.log (session 5's first also timed a persistent prototype, since
+# removed; session 7's, prefetch variants since removed: distances in tiles, one thread's bulk
+# prefetch, the look-back warp prefetching or the threads after their loads, x[mask] without
+# its x). The first setting timed ran slower than its repeats (0.834 ms, later 0.77): the
+# defaults are timed first and last.
+SETTINGS = [(256, 8, 11, True, mib) for mib in (8, 0, 4, 6, 12, 16, 8)]
 
 
 def main():
@@ -69,12 +71,14 @@ def main():
     # the first setting timed ran slow (see SETTINGS): one untimed round first
     H.gpu_time("arrayx", lambda: xp.cumulative_sum(x), reps=a.reps)
     rows = []
-    for block, vectors, one_row, lookback_warp in SETTINGS:
+    for block, vectors, one_row, lookback_warp, prefetch_mib in SETTINGS:
         scan.SCAN_BLOCK, scan.SCAN_VECTORS, scan.ONE_ROW_VECTORS = block, vectors, one_row
         scan.LOOKBACK_WARP = lookback_warp
+        scan.PREFETCH_BYTES = prefetch_mib << 20
         plain = scan.row_params(x.dtype, x.dtype, plain_row=True)[1]
         setting = (f"{block} threads x {vectors} (one row {plain}) vectors"
-                   + (" + look-back warp" if lookback_warp else ""))
+                   + (" + look-back warp" if lookback_warp else "")
+                   + (f" + L2 prefetch {prefetch_mib} MiB" if prefetch_mib else ""))
         try:
             got = cp.from_dlpack(xp.cumulative_sum(x))
             rel = float(cp.max(cp.abs(got - ref))) / scale
@@ -90,10 +94,10 @@ def main():
             rows.append(("both", setting, float("nan"), 1, repr(e)[:60]))
 
     print(f"\n==== scan tile sweep; copy {copy_ms:.3f} ms = {copy_tbs:.2f} TB/s")
-    print(f"{'case':20s} {'setting':46s} {'ms':>8s} {'of copy':>8s}  check")
+    print(f"{'case':20s} {'setting':64s} {'ms':>8s} {'of copy':>8s}  check")
     for case, setting, ms, nbytes, check in sorted(rows, key=lambda r: (r[0], r[2])):
         ratio = nbytes / (ms * 1e-3) / 1e12 / copy_tbs
-        print(f"{case:20s} {setting:46s} {ms:8.3f} {ratio:8.2f}  {check}")
+        print(f"{case:20s} {setting:64s} {ms:8.3f} {ratio:8.2f}  {check}")
 
 
 if __name__ == "__main__":

@@ -106,8 +106,9 @@ ONE_ROW_VECTORS = 11
 # 0.66 without, 0.72 with (56 registers: 4 blocks of 288 threads an SM still fit); 224 x 11
 # 0.69, 256 x 10 0.69, 256 x 8 0.64, 128 x 11 0.68. x[mask] of 2^26 float32: 0.438 -> 0.424 ms.
 LOOKBACK_WARP = True
-# What limits the one-row scan (0.73-0.74 of the copy; issue 5 asks 0.8). Where a tile's time
-# goes (benchmarks/scan_phase_probe.py: row_spec's `trace` stamps each tile's phases with
+# What limited the one-row scan to 0.73-0.74 of the copy (issue 5 asks 0.8) before session 7's L2
+# prefetch (PREFETCH_BYTES; 0.79-0.82 with it). Where a tile's time goes
+# (benchmarks/scan_phase_probe.py: row_spec's `trace` stamps each tile's phases with
 # %globaltimer; scan-phases-2026-11-30-session6.log, 256 x 11, 2^28 float32): claimed -> loaded
 # 5.0 us mean (p10 3.6, p90 6.6), -> aggregate published 0.02, -> prefix found 6.0 (p10 3.7, p90
 # 8.4), -> stored 2.2; 3.55 tiles held an SM at once (registers and shared memory allow 4); 384
@@ -134,6 +135,23 @@ LOOKBACK_WARP = True
 #   status published by a block that holds nothing older: one tile a block, as here.
 # * fewer threads for a plain row's tile, same bytes (scan-sweep-2026-11-30-session6-one-row-
 #   block.log): 192 x 15 0.695 ms (72 registers), 128 x 16 0.783, 128 x 22 0.802.
+# A row-scan block, right after claiming its tile, prefetches into L2 the input of the tile
+# PREFETCH_BYTES of traffic (its tiles' input + output bytes) further on (whole tiles; 0: none),
+# so that tile's loads find it on its way: DRAM gets more bytes in flight than the tiles the SMs'
+# registers and shared memory hold, which bounded the scan above. A flag scan with `moved`
+# (x[mask]) also prefetches its own tile of x, which it reads only after the look-back. On the
+# H200 (scan-sweep-2026-11-30-session7-run{1..4}.log; 2^28 float32 cumulative_sum, 256 x 11 tile,
+# 88 KiB of traffic a tile; this kernel without it 0.683-0.730 ms, 0.70-0.75 of the copy, in the
+# same runs): 16 tiles ahead 0.637-0.639 ms, 32 0.635-0.636, 4 MiB 0.653, 6 MiB 0.627, 64 tiles
+# 0.630-0.632, 8 MiB (93) 0.636-0.646, 96 0.626-0.630, 12 MiB 0.631, 128 0.625-0.631, 16 MiB
+# 0.645, 256 0.667-0.681, 512 0.83 (too far: L2 drops them before use). One thread prefetching
+# the whole tile (cp.async.bulk.prefetch.L2, sm_90 only): the same (0.625-0.637); the evict_last
+# policy: slower; the look-back warp alone prefetching: the same (0.631-0.636); the tile's
+# threads after their loads: slower (0.656-0.688). x[mask] of 2^26 float32: 0.437-0.501 ms ->
+# 0.373-0.388 with its x prefetched too, 0.475 without (run3). Phases (scan-phases-2026-11-30-
+# session7-prefetch.log): a tile is held 12.0 us (13.3 without): loading 4.7 (4.9), waiting for
+# its prefix 4.6 (6.1), storing 2.6 (2.2).
+PREFETCH_BYTES = 8 << 20
 SHARED_LIMIT = 48 * 1024  # static shared memory per block
 SHARED_RESERVE = 2048  # shared memory for the tile's small arrays (warp totals, the prefix)
 COLUMN_MIN = 1 << 16     # columns needed to fill the GPU with one thread per column
@@ -238,6 +256,21 @@ def globaltimer(typingctx):
 '''
 TRACE_PHASES = ("claimed", "loaded", "aggregate published", "prefix found", "stored")
 
+# prefetch.global.L2 of one 128-byte line (row_spec's L2 prefetch)
+PREFETCH_SOURCE = '''
+
+@_intrinsic
+def prefetch_line(typingctx, ptr, idx):
+    sig = _types.void(ptr, idx)
+
+    def codegen(context, builder, sig, args):
+        a = _global_u64(context, builder, args[0], args[1])
+        fty = _ir.FunctionType(_ir.VoidType(), [_ir.IntType(64)])
+        builder.asm(fty, "prefetch.global.L2 [$0];", "l", [a], side_effect=True)
+        return context.get_dummy_value()
+    return sig, codegen
+'''
+
 
 def _elem(dt: np.dtype) -> str:
     return "uint8" if dt == BOOL else dt.name
@@ -314,9 +347,15 @@ def status_words(D: np.dtype) -> int:
 
 
 def tile_knobs() -> tuple:
-    """The module's tile settings that row shapes depend on (sweeps patch them), as one value:
-    (SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, LOOKBACK_WARP)."""
-    return SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, LOOKBACK_WARP
+    """The module's tile settings that row scans depend on (sweeps patch them), as one value:
+    (SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, LOOKBACK_WARP, PREFETCH_BYTES)."""
+    return SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, LOOKBACK_WARP, PREFETCH_BYTES
+
+
+def prefetch_ahead(tile_bytes: int, knobs: tuple | None = None) -> int:
+    """How many tiles ahead of its own a row-scan block prefetches into L2: PREFETCH_BYTES of
+    the knobs (tile_knobs(): the module's) in whole tiles that read and write `tile_bytes`."""
+    return (knobs or tile_knobs())[4] // tile_bytes
 
 
 def row_params(src: np.dtype, D: np.dtype, moved: int = 0, plain_row: bool = False,
@@ -326,7 +365,7 @@ def row_params(src: np.dtype, D: np.dtype, moved: int = 0, plain_row: bool = Fal
     ONE_ROW_VECTORS for a `plain_row`; fewer for elements under 4 bytes: the same element count;
     at most what shared memory holds) and threads per tile, under the tile settings `knobs`
     (tile_knobs(): the module's)."""
-    block, vectors, one_row_vectors, _ = knobs or tile_knobs()
+    block, vectors, one_row_vectors = (knobs or tile_knobs())[:3]
     N = layout.vector_width(src.itemsize, D.itemsize, moved or 1)
     T = block
     V = max(1, (one_row_vectors if plain_row else vectors) * min(N, 4) // N)
@@ -452,8 +491,22 @@ def _guarded_loads(names, ptr, first, addrs, fill, vector, indent):
         [f"{indent}    {line}" for line in scalar]
 
 
+def _prefetch_lines(ptr, start, count, itemsize, threads):
+    """Source lines (4 spaces deep) by which the block's `threads` threads prefetch into L2 the
+    `count` elements of `ptr` from index `start` (an expression), one 128-byte line a thread at
+    a time, when they are all before `total` (a partial last tile is not worth the branches)."""
+    lines = [f"    if {start} + {count} <= total:"]
+    per_line = 128 // itemsize
+    n_lines = -(-count // per_line)
+    for k in range(-(-n_lines // threads)):
+        line = f"(tid + {k * threads})" if k else "tid"
+        lines.append(f"        if {line} < {n_lines}:\n            prefetch_line({ptr}, {start} + "
+                     f"{line} * {per_line})")
+    return lines
+
+
 def _has_lookback_warp(segmented: bool, knobs: tuple | None = None) -> bool:
-    return (knobs or tile_knobs())[-1] and not segmented
+    return (knobs or tile_knobs())[3] and not segmented
 
 
 def _nested(lines):
@@ -464,7 +517,8 @@ def _nested(lines):
 
 def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_kind: str,
              bits: int, segmented: bool = True, moved: str | None = None,
-             lookback_warp: bool | None = None, trace: bool = False):
+             lookback_warp: bool | None = None, trace: bool = False,
+             ahead: int | None = None):
     """Decoupled look-back scan of the flat (M, K) sequence, segment heads every K elements
     (`segmented` False: one row, M == 1, no per-element row arithmetic).
     `in_kind`/`out_kind`: 'v' (flat and 16-byte aligned: vector access) or 's' (element (r, p)
@@ -484,7 +538,10 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     one warp more than the tile's T threads; the tile's warps add up their values right after
     the loads, and while they scan, that warp publishes the tile's aggregate and looks back.
     `trace` (with the look-back warp; a measurement, benchmarks/scan_phase_probe.py): one more
-    argument, an int64 array that receives each tile's %globaltimer at TRACE_PHASES."""
+    argument, an int64 array that receives each tile's %globaltimer at TRACE_PHASES.
+    `ahead` (None: prefetch_ahead's, the module's): with `in_kind` 'v', right after claiming its
+    tile the block prefetches the input of the tile `ahead` tiles later into L2 (and, with
+    `moved`, its own tile's x, read only after the look-back); 0: no prefetch."""
     assert moved is None or (flag and not segmented)
     if lookback_warp is None:
         lookback_warp = _has_lookback_warp(segmented)
@@ -550,6 +607,16 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     cuda.syncthreads()
     tile = sh_t[0]
     base = tile * {TILE} + warp * {WCHUNK}{stamp("    ", "tid == 0", "claimed")}""")
+    if ahead is None:
+        ahead = prefetch_ahead(TILE * (src.itemsize + (np.dtype(moved) if moved else D).itemsize))
+    prefetching = ahead > 0 and in_kind == "v"
+    if prefetching:  # every thread, before its loads (PREFETCH_BYTES says why)
+        threads = T + (32 if lookback_warp else 0)
+        b.extend(_prefetch_lines("inp", f"(tile + {ahead}) * {TILE}", TILE, src.itemsize,
+                                 threads))
+        if moved and out_kind == "v":  # x is read only when the tile stores, after the look-back
+            b.extend(_prefetch_lines("x", f"tile * {TILE}", TILE, np.dtype(moved).itemsize,
+                                     threads))
     # every load of the thread first, then the lane-serial segmented scan of each vector
     tile_at = len(b)
     for v in range(V):
@@ -703,7 +770,10 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
         kname += "_trace"
         args += ", trace"
         argtypes += ("int64*",)
+    if prefetching:
+        kname += f"_p{ahead}"
     src_text = (PREAMBLE + SYNC_SOURCE + (TRACE_SOURCE if trace else "")
+                + (PREFETCH_SOURCE if prefetching else "")
                 + f"\n\ndef {kname}({args}):\n" + "\n".join(b) + "\n")
     return compiler.KernelSpec(kname, src_text, kname, argtypes)
 
@@ -865,10 +935,11 @@ def _rows(a: CudaArray):
 def _row_shape(src: np.dtype, D: np.dtype, moved: int, segmented: bool, knobs: tuple):
     """A row scan's launch shape under the tile settings `knobs` (tile_knobs()): (N, V, T) of
     row_params, the tile's elements, whether it has the look-back warp, threads a block, status
-    words a tile."""
+    words a tile, tiles ahead the block prefetches."""
     N, V, T = row_params(src, D, moved, not segmented and not moved, knobs)
     lookback_warp = _has_lookback_warp(segmented, knobs)
-    return N, V, T, T * V * N, lookback_warp, T + 32 if lookback_warp else T, status_words(D)
+    return (N, V, T, T * V * N, lookback_warp, T + 32 if lookback_warp else T, status_words(D),
+            prefetch_ahead(T * V * N * (src.itemsize + (moved or D.itemsize)), knobs))
 
 
 def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaArray = None,
@@ -888,7 +959,7 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
     src, D = a.dtype, (_rank_dtype(total) if x is not None else dst.dtype)
     moved = _raw(x.dtype) if x is not None else None
     segmented = M > 1
-    N, V, T, TILE, lookback_warp, threads, words = _row_shape(
+    N, V, T, TILE, lookback_warp, threads, words, ahead = _row_shape(
         src, D, x.dtype.itemsize if x is not None else 0, segmented, tile_knobs())
     in_rs, in_cs = _rows(a)
     in_kind = _kind(a, in_cs == 1 and (M == 1 or in_rs == K), N)
@@ -906,10 +977,11 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
         raise ValueError(f"a trace is of a one-row scan, {len(TRACE_PHASES)} words a tile "
                          f"({tiles} tiles here)")
     key = ("row", op, src, D, flag, in_kind, out_kind, bits, segmented, moved, N, V, T,
-           lookback_warp, traced)
+           lookback_warp, traced, ahead)
     kern = compiler.cached_kernel(dev.index, "scan", key,
                                   lambda: row_spec(op, src, D, flag, in_kind, out_kind, bits,
-                                                   segmented, moved, lookback_warp, traced))
+                                                   segmented, moved, lookback_warp, traced,
+                                                   ahead))
     stream = dev.stream
     with stream.scratch_lock:  # launches queued in the order their epochs and tile ids were taken
         status, first, e4 = _status_area(dev, stream, words, tiles)

@@ -35,6 +35,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_indexing_host import Heap  # noqa: E402
 
 scan.SCAN_BLOCK, scan.SCAN_VECTORS, scan.ONE_ROW_VECTORS = 32, 1, 1
+scan.PREFETCH_BYTES = 3 << 10  # 3 float32 tiles ahead (128 elements read and written), 4 of x[mask]
+PREFETCHED = []  # the (pointer offset, index) of every L2 prefetch
+
+
+def _prefetch_line(p, i):
+    p[i]  # bounds-checked: a prefetch stays inside the heap
+    PREFETCHED.append((p.offset, int(i)))
 LAG = 36
 heap = Heap(1 << 24)
 
@@ -126,7 +133,8 @@ class _SimKernel:
             ns[f"vload{n}"], ns[f"vstore{n}"] = vload(n), vstore(n)
         ns.update(ld_relaxed=self.status.load, ld_acquire=self.status.load,
                   st_relaxed=self.status.store, st_release=self.status.store,
-                  atom_add=self.status.atom_add, bitcast=_bitcast, globaltimer=time.perf_counter_ns)
+                  atom_add=self.status.atom_add, bitcast=_bitcast, globaltimer=time.perf_counter_ns,
+                  prefetch_line=_prefetch_line)
         self.fn = ns[spec.entry]
 
     def __call__(self, stream, grid, block, args, keep, nbytes=0):
@@ -196,9 +204,17 @@ def main(case):
         t0 = time.time()  # the same status words again, the first launch's left in them
         host = rng.standard_normal(30 * 128 + 3).astype(f32)
         out = heap.empty(host.shape, f32)
-        scan.row_scan("sum", _put(host), out)
+        a = _put(host)  # 16-byte aligned, so read by vectors and prefetched
+        PREFETCHED.clear()
+        scan.row_scan("sum", a, out)
         check("cumulative_sum float32 again, the status words reused", heap.get(out),
               np.cumsum(host.astype(np.float64)))
+        # each tile prefetches the 4 lines of 32 float32 of the tile 3 on, when that is whole
+        want = sorted((t + 3) * 128 + 32 * line for t in range(31) for line in range(4)
+                      if (t + 4) * 128 <= host.size)
+        check("L2 prefetch: every line of each whole tile 3 tiles ahead, once",
+              np.array(sorted(i for off, i in PREFETCHED if off == a.ptr // 4)), np.array(want),
+              exact=True)
         t0 = time.time()  # the phase trace of benchmarks/scan_phase_probe.py
         P = len(scan.TRACE_PHASES)
         tiles = -(-host.size // 128)

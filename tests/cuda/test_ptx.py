@@ -348,7 +348,27 @@ def test_row_scan_float32_moves_vectors_and_uses_relaxed_status_words(segmented,
     # the status word: one 64-bit relaxed load / store (flag and value packed in one word)
     assert "ld.relaxed.gpu.global.u64" in ptx and "st.relaxed.gpu.global.u64" in ptx
     assert "atom.global.add.u64" in ptx  # the dynamic tile id
+    assert "prefetch.global.L2" in ptx  # a later tile's input
     assert ".local" not in ptx
+
+
+def test_row_scan_prefetches_a_later_tile_only_when_read_by_vectors():
+    from arrayx.cuda import scan
+    # 256 x 11 x 4 float32 a tile read and written (90112 bytes), PREFETCH_BYTES (8 MiB) ahead
+    plain = scan.row_spec("sum", F32, F32, False, "v", "v", 32, segmented=False)
+    ahead = scan.PREFETCH_BYTES // (256 * 11 * 4 * 8)
+    assert ahead == 93 and plain.name.endswith(f"_p{ahead}")
+    # 11264 float32 = 352 lines of 128 bytes over 288 threads: two prefetches a thread at most
+    assert plain.source.count("prefetch_line(inp, (tile + 93) * 11264 + ") == 2
+    assert "(tile + 93) * 11264 + 11264 <= total" in plain.source  # whole tiles only
+    strided = scan.row_spec("sum", F32, F32, False, "s", "v", 32, segmented=False)
+    off = scan.row_spec("sum", F32, F32, False, "v", "v", 32, segmented=False, ahead=0)
+    for spec in (strided, off):
+        assert "prefetch" not in spec.source and "_p" not in spec.name.rsplit("_", 1)[-1]
+    # x[mask]: the mask a later tile, and x of its own tile (read after the look-back)
+    select = scan.row_spec("sum", B, np.dtype("int32"), True, "v", "v", 32, False, "float32")
+    assert "prefetch_line(inp, (tile + " in select.source
+    assert "prefetch_line(x, tile * " in select.source
 
 
 def test_row_scan_trace_stamps_each_phase_once_and_only_when_asked():
