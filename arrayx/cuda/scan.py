@@ -20,10 +20,12 @@ identity is ever combined in: -0.0 sums and complex products come out as NumPy's
   round v gives the lane prefixes, a carry chains the rounds, warp totals go through shared
   memory. The scanned values wait in shared memory (not registers: the rounds stay a loop, which
   keeps numba's compile time down) while the tile's prefix is found, then one pass adds it and
-  stores. A tile's wait for its prefix is most of what limits the rate (LOOKBACK_WARP's
-  comment says what was measured). A byte per element beside the values says whether the
-  element is 'open' (no segment head before it in its warp's chunk: it takes the prefix); one
-  plain row (no segments, no compaction) needs none, so its tiles are larger (ONE_ROW_VECTORS).
+  stores. A tile's wait for its prefix is most of what limits the rate; each block prefetches
+  into L2 the input of a tile some way ahead (PREFETCH_BYTES), so DRAM has more bytes in flight
+  than the tiles held (benchmarks/README.md, "The one-row scan", has the measurements). A byte
+  per element beside the values says whether the element is 'open' (no segment head before it
+  in its warp's chunk: it takes the prefix); one plain row (no segments, no compaction) needs
+  none, so its tiles are larger (ONE_ROW_VECTORS).
 * Tile status words, in a per-stream area kept between launches (_status_area, in the stream's
   runtime.Stream.scratch; zeroed once, when allocated): flag 1 aggregate (this tile's total, no
   segment head in it), 2 inclusive prefix (complete: nothing before it matters), tagged with the
@@ -71,28 +73,11 @@ from .elementwise_ops import BOOL, PREAMBLE, vload_statement
 BLOCK = 256              # threads per block of the column scan and the flag consumers
 # Row-scan tile: SCAN_BLOCK threads x SCAN_VECTORS 16-byte vectors each (for elements of 4 bytes
 # or more; narrower ones keep the same element count). Bigger tiles mean fewer look-backs (each
-# costs L2 round trips on the critical path) but fewer resident blocks. Measured on the H200 with
-# benchmarks/scan_sweep.py (2026-11-30; 2^28 float32 cumulative_sum as a fraction of the copy's
-# bandwidth, read + write; 2^26 float32 x[mask] with half selected, PyTorch 0.489 ms): 256 x 8
-# 0.59 and 0.376 ms, 128 x 8 0.58 / 0.377, 128 x 16 0.56 / 0.414, 256 x 4 0.43 / 0.427, 512 x 4
-# 0.43 / 0.447, 512 x 2 0.28 / 0.577. One plain row, without head bytes (scan-sweep-2026-11-30-
-# run2.log): 11 vectors 0.68, 8: 0.67; 128 threads x 16: 0.64, x 22: 0.62; 192 x 15: 0.66. The
-# 0.8 of issue 5 is not reached (PyTorch: 0.61; CUB's own scan kernel alone: 0.77).
-# Where the time goes (benchmarks/results/scan-lookback-2026-11-30.log: the plain-row float32
-# kernel timed back to back on 2^28 elements, variants built from row_spec's source): 256 x 11
-# 742 us (0.69 of the copy), 256 x 4 920 us; the same kernels with the look-back cut out (wrong
-# results) 584 and 520 us (0.88, 1.00). So the tile's own work runs at the copy's speed and the
-# look-back costs 160-400 us. Not the cause, measured: tile ids from blockIdx instead of the
-# atomic counter (-1.5%), lanes reading 4 or 8 predecessor words a round (slower: 775, 803 us),
-# waiting only for the words nearer than the nearest complete prefix (no change), nanosleep
-# between polls (no change, scan-sweep-2026-11-30*.log). The likely cause is the latency of the
-# status reads behind the streaming loads (in flight / bandwidth, microseconds), during which the
-# block holds its tile (session 6 measured the wait: it is for predecessors still loading, see
-# LOOKBACK_WARP's comment). Overlapping it with the next tile's loads in registers was slower: a
-# persistent prototype (blocks looping over tiles, issuing the next tile's loads before the
-# look-back; commit 9ae05a8, removed since) took 126 registers at 256 x 11 (2 blocks an SM) and
-# ran at 0.39 of the copy, 0.33 at 256 x 6 and 3 blocks an SM, 0.26-0.27 at 256 x 4 and 3-4
-# (benchmarks/results/scan-sweep-2026-11-30-session5.log, against 0.66-0.67 for this kernel).
+# costs L2 round trips on the critical path) but fewer resident blocks. H200, scan_sweep.py
+# (2^28 float32 cumulative_sum as a fraction of the copy's bandwidth, read + write; 2^26 float32
+# x[mask] with half selected), before the look-back warp and the prefetch below: 256 x 8 0.59
+# and 0.376 ms, 128 x 8 0.58 / 0.377, 128 x 16 0.56 / 0.414, 256 x 4 0.43 / 0.427, 512 x 4 0.43
+# / 0.447, 512 x 2 0.28 / 0.577.
 SCAN_BLOCK = 256
 SCAN_VECTORS = 8
 # One plain row (a 1-D scan, no mask compaction) has no segment heads past its first element, so
@@ -106,51 +91,16 @@ ONE_ROW_VECTORS = 11
 # 0.66 without, 0.72 with (56 registers: 4 blocks of 288 threads an SM still fit); 224 x 11
 # 0.69, 256 x 10 0.69, 256 x 8 0.64, 128 x 11 0.68. x[mask] of 2^26 float32: 0.438 -> 0.424 ms.
 LOOKBACK_WARP = True
-# What limited the one-row scan to 0.73-0.74 of the copy (issue 5 asks 0.8) before session 7's L2
-# prefetch (PREFETCH_BYTES; 0.79-0.82 with it). Where a tile's time goes
-# (benchmarks/scan_phase_probe.py: row_spec's `trace` stamps each tile's phases with
-# %globaltimer; scan-phases-2026-11-30-session6.log, 256 x 11, 2^28 float32): claimed -> loaded
-# 5.0 us mean (p10 3.6, p90 6.6), -> aggregate published 0.02, -> prefix found 6.0 (p10 3.7, p90
-# 8.4), -> stored 2.2; 3.55 tiles held an SM at once (registers and shared memory allow 4); 384
-# tiles (p50) claimed while a tile waits for its prefix. So the rate is tiles held x tile bytes
-# / 13.2 us, and the wait is for predecessors still loading (the spread of load times), not the
-# look-back's walk or the instruction count. Designs measured on the H200 and removed (2^28
-# float32 cumulative_sum; this kernel 0.689-0.706 ms, 0.73-0.74, in the same runs):
-# * lanes reading 2, 4, 8 statuses a round (all issued before any is waited on): 0.708, 0.730,
-#   0.815 ms (scan-sweep-2026-11-30-session6-lookback-words.log; the wait rose to 7.5 us).
-# * the tile loaded by cp.async, no registers held (395f0bc): same speed at 256 x 11, slower
-#   smaller (session 5); staged into dynamic shared memory up to 112 KiB (32b0420,
-#   scan-sweep-2026-11-30-session6.log): 256 x 16 0.71 of the copy, x18 0.72, x24 0.68.
-# * a lean kernel where each lane owns V x N contiguous elements (lane total, one warp scan,
-#   serial scan from its prefix; 3ced534, scan-sweep-2026-11-30-session6-lanes.log): 256 x 11
-#   0.735 ms, 128 x 21 0.688, 512 x 5 0.971. ncu (ncu-scan*-2026-11-30-session6.txt): this
-#   kernel issues an instruction on 72% of its cycles (DRAM 65% busy), the lean one on 26%
-#   (DRAM 62%), at the same speed.
-# * the lean kernel as persistent blocks holding two or three tiles, the next one loading while
-#   this one is scanned (5b3aaf2; scan-sweep-2026-11-30-session6-persistent-{a,b,c,d}.log): a
-#   block claiming tiles ahead of the one it scans makes the look-backs wait on other blocks'
-#   steps, in a chain, 5-23 ms; a producer warp that claims, loads, adds up and looks back the
-#   block's next tile while the other warps scan this one, 0.89-1.07 ms; the next tile claimed a
-#   step ahead and loaded by all warps, 1.11-1.55 ms. A decoupled look-back wants each tile's
-#   status published by a block that holds nothing older: one tile a block, as here.
-# * fewer threads for a plain row's tile, same bytes (scan-sweep-2026-11-30-session6-one-row-
-#   block.log): 192 x 15 0.695 ms (72 registers), 128 x 16 0.783, 128 x 22 0.802.
 # A row-scan block, right after claiming its tile, prefetches into L2 the input of the tile
-# PREFETCH_BYTES of traffic (its tiles' input + output bytes) further on (whole tiles; 0: none),
-# so that tile's loads find it on its way: DRAM gets more bytes in flight than the tiles the SMs'
-# registers and shared memory hold, which bounded the scan above. A flag scan with `moved`
-# (x[mask]) also prefetches its own tile of x, which it reads only after the look-back. On the
-# H200 (scan-sweep-2026-11-30-session7-run{1..4}.log; 2^28 float32 cumulative_sum, 256 x 11 tile,
-# 88 KiB of traffic a tile; this kernel without it 0.683-0.730 ms, 0.70-0.75 of the copy, in the
-# same runs): 16 tiles ahead 0.637-0.639 ms, 32 0.635-0.636, 4 MiB 0.653, 6 MiB 0.627, 64 tiles
-# 0.630-0.632, 8 MiB (93) 0.636-0.646, 96 0.626-0.630, 12 MiB 0.631, 128 0.625-0.631, 16 MiB
-# 0.645, 256 0.667-0.681, 512 0.83 (too far: L2 drops them before use). One thread prefetching
-# the whole tile (cp.async.bulk.prefetch.L2, sm_90 only): the same (0.625-0.637); the evict_last
-# policy: slower; the look-back warp alone prefetching: the same (0.631-0.636); the tile's
-# threads after their loads: slower (0.656-0.688). x[mask] of 2^26 float32: 0.437-0.501 ms ->
-# 0.373-0.388 with its x prefetched too, 0.475 without (run3). Phases (scan-phases-2026-11-30-
-# session7-prefetch.log): a tile is held 12.0 us (13.3 without): loading 4.7 (4.9), waiting for
-# its prefix 4.6 (6.1), storing 2.6 (2.2).
+# PREFETCH_BYTES of traffic (its tiles' input + output bytes) further on (whole tiles; 0: none);
+# x[mask] also its own tile of x, which it reads only after the look-back. Why: a one-row tile
+# was held 13.2 us, 6.0 of them waiting for its prefix, that is for predecessors still loading,
+# and the tiles that registers and shared memory let an SM hold (4) bounded the bytes in flight;
+# the prefetch puts more in flight without holding any. H200, 2^28 float32 cumulative_sum: 0.73
+# of the copy -> 0.79-0.82 (6-12 MiB ahead alike; 16 MiB and more slower: L2 drops the lines
+# before use); x[mask] of 2^26 float32 0.44-0.50 -> 0.37-0.39 ms. What was measured for the
+# one-row scan, and the designs tried for it and removed: benchmarks/README.md, "The one-row
+# scan (issue 5)".
 PREFETCH_BYTES = 8 << 20
 SHARED_LIMIT = 48 * 1024  # static shared memory per block
 SHARED_RESERVE = 2048  # shared memory for the tile's small arrays (warp totals, the prefix)
@@ -608,7 +558,8 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     tile = sh_t[0]
     base = tile * {TILE} + warp * {WCHUNK}{stamp("    ", "tid == 0", "claimed")}""")
     if ahead is None:
-        ahead = prefetch_ahead(TILE * (src.itemsize + (np.dtype(moved) if moved else D).itemsize))
+        ahead = _row_shape(src, D, np.dtype(moved).itemsize if moved else 0, segmented,
+                           tile_knobs())[-1]
     prefetching = ahead > 0 and in_kind == "v"
     if prefetching:  # every thread, before its loads (PREFETCH_BYTES says why)
         threads = T + (32 if lookback_warp else 0)
