@@ -302,7 +302,7 @@ def tile_knobs() -> tuple:
     return SCAN_BLOCK, SCAN_VECTORS, ONE_ROW_VECTORS, LOOKBACK_WARP, PREFETCH_BYTES
 
 
-def prefetch_ahead(tile_bytes: int, knobs: tuple | None = None) -> int:
+def _prefetch_ahead(tile_bytes: int, knobs: tuple | None = None) -> int:
     """How many tiles ahead of its own a row-scan block prefetches into L2: PREFETCH_BYTES of
     the knobs (tile_knobs(): the module's) in whole tiles that read and write `tile_bytes`."""
     return (knobs or tile_knobs())[4] // tile_bytes
@@ -489,7 +489,7 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     the loads, and while they scan, that warp publishes the tile's aggregate and looks back.
     `trace` (with the look-back warp; a measurement, benchmarks/scan_phase_probe.py): one more
     argument, an int64 array that receives each tile's %globaltimer at TRACE_PHASES.
-    `ahead` (None: prefetch_ahead's, the module's): with `in_kind` 'v', right after claiming its
+    `ahead` (None: PREFETCH_BYTES in tiles): with `in_kind` 'v', right after claiming its
     tile the block prefetches the input of the tile `ahead` tiles later into L2 (and, with
     `moved`, its own tile's x, read only after the look-back); 0: no prefetch."""
     assert moved is None or (flag and not segmented)
@@ -890,7 +890,7 @@ def _row_shape(src: np.dtype, D: np.dtype, moved: int, segmented: bool, knobs: t
     N, V, T = row_params(src, D, moved, not segmented and not moved, knobs)
     lookback_warp = _has_lookback_warp(segmented, knobs)
     return (N, V, T, T * V * N, lookback_warp, T + 32 if lookback_warp else T, status_words(D),
-            prefetch_ahead(T * V * N * (src.itemsize + (moved or D.itemsize)), knobs))
+            _prefetch_ahead(T * V * N * (src.itemsize + (moved or D.itemsize)), knobs))
 
 
 def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaArray = None,
