@@ -775,10 +775,11 @@ class _Scratch:
     __slots__ = ("buffer", "counters", "partials")
 
 
-def _scratch(dev, stream):
+def _scratch(stream):
     sc = stream.scratch.get(SPLIT_SCRATCH)
     if sc is None:
         nbytes = COUNTERS * 4 + SCRATCH_PARTIAL_BYTES
+        dev = stream.device
         a = new_array(dev.index, (nbytes,), np.dtype(np.uint8), dev.allocator)
         # queued on this stream ahead of the first launch that takes a ticket
         elementwise.zero_scratch(stream, a.view((COUNTERS * 4,), (1,), 0, True))
@@ -805,7 +806,7 @@ def _reduce_into(dev, name, a, reduced_axes, out, order_free):
         kern(stream, plan.grid, BLOCK, (a.ptr + plan.shift, out.ptr) + plan.tail,
              (a.buffer, out.buffer), plan.nbytes)
         return
-    sc = _scratch(dev, stream)
+    sc = _scratch(stream)
     if plan.partial_bytes <= SCRATCH_PARTIAL_BYTES:
         partials = sc.partials
         keep = (a.buffer, out.buffer, sc.buffer)

@@ -964,7 +964,7 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
                                                    ahead, aligned))
     stream = dev.stream
     with stream.scratch_lock:  # launches queued in the order their epochs and tile ids were taken
-        status, first, e4 = _status_area(dev, stream, words, tiles)
+        status, first, e4 = _status_area(stream, words, tiles)
         args = (dst.ptr, a.ptr, status.ptr, first, e4, total, K, in_rs, in_cs, out_rs, out_cs)
         keep = (dst.buffer, a.buffer, status.buffer)
         if x is not None:
@@ -987,7 +987,7 @@ class _StatusArea:
     __slots__ = ("array", "tiles", "taken", "epoch")
 
 
-def _status_area(dev, stream, words: int, tiles: int):
+def _status_area(stream, words: int, tiles: int):
     """(the status array, first tile id, 4 x epoch) for a launch of `tiles` tiles on `stream`,
     the current one (the caller holds its scratch_lock): launches on one stream run in order, so
     each finds the words of the ones before it complete and tagged with older epochs. A separate
@@ -1000,6 +1000,7 @@ def _status_area(dev, stream, words: int, tiles: int):
         size = 1024 if area is None else area.tiles * (2 if area.tiles < tiles else 1)
         area = _StatusArea()
         area.tiles = max(tiles, size)
+        dev = stream.device
         area.array = new_array(dev.index, (STATUS_HEAD + area.tiles * words,), _U64,
                                dev.allocator)
         elementwise.zero_scratch(stream, area.array)

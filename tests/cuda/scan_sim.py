@@ -71,6 +71,9 @@ class _Device:
     allocator = _Allocator()
 
 
+_Device.stream.device = _Device
+
+
 class _StatusWords:
     """The status array's loads, stores and counter, with late prefixes (module docstring)."""
 
