@@ -9,7 +9,8 @@ M * K elements cut into tiles of SCAN_BLOCK threads x V vectors x N elements; a 
 ``(h1, a1) . (h2, a2) = (h1 | h2, a2 if h2 else a1 op a2)``, so one launch scans every row, short
 rows share a tile, long rows span many, and the first element of a row is its value exactly (no
 identity is ever combined in: -0.0 sums and complex products come out as NumPy's). One row
-(1-D inputs, every flag scan) is specialised: no per-element row arithmetic.
+(1-D inputs, every flag scan) is specialised: no per-element row arithmetic; so are flat rows
+that fill whole tiles of it (ALIGNED_MIN_VECTORS): their row starts are tile starts.
 
 * A block takes its tile id from an atomic counter, so every lower tile belongs to a block that
   started earlier and is resident: waiting on it cannot deadlock.
@@ -102,6 +103,13 @@ LOOKBACK_WARP = True
 # one-row scan, and the designs tried for it and removed: benchmarks/README.md, "The one-row
 # scan (issue 5)".
 PREFETCH_BYTES = 8 << 20
+# Rows of a flat (M, K) scan whose length is a multiple of a one-row tile of at least this many
+# vectors a thread (at most the one-row kernel's) run the one-row kernel, look-back warp
+# included (_aligned_row_vectors): a tile starting a row publishes its prefix at once and no
+# element needs a head byte. H200 (scan-rows-2026-11-30-session8-aligned.log, float32
+# cumulative_sum(x, axis=1), of the copy; the segmented kernel in brackets): 16k x 16k 0.78
+# (0.46), 256 x 2^20 0.74 (0.43), 2^16 x 4096 0.87 (0.48), 2^15 x 8192 0.76-0.80 (0.46). 0: never.
+ALIGNED_MIN_VECTORS = 4
 SHARED_LIMIT = 48 * 1024  # static shared memory per block
 SHARED_RESERVE = 2048  # shared memory for the tile's small arrays (warp totals, the prefix)
 COLUMN_MIN = 1 << 16     # columns needed to fill the GPU with one thread per column
@@ -309,16 +317,16 @@ def _prefetch_ahead(tile_bytes: int, knobs: tuple | None = None) -> int:
 
 
 def row_params(src: np.dtype, D: np.dtype, moved: int = 0, plain_row: bool = False,
-               knobs: tuple | None = None):
+               knobs: tuple | None = None, vectors: int | None = None):
     """(N, V, T): elements per vector (16 bytes of the widest of input, result and, for a mask
     compaction, the moved elements of `moved` bytes), vectors per thread (SCAN_VECTORS,
     ONE_ROW_VECTORS for a `plain_row`; fewer for elements under 4 bytes: the same element count;
-    at most what shared memory holds) and threads per tile, under the tile settings `knobs`
-    (tile_knobs(): the module's)."""
-    block, vectors, one_row_vectors = (knobs or tile_knobs())[:3]
+    at most what shared memory holds; `vectors`, when given) and threads per tile, under the
+    tile settings `knobs` (tile_knobs(): the module's)."""
+    block, row_vectors, one_row_vectors = (knobs or tile_knobs())[:3]
     N = layout.vector_width(src.itemsize, D.itemsize, moved or 1)
     T = block
-    V = max(1, (one_row_vectors if plain_row else vectors) * min(N, 4) // N)
+    V = vectors or max(1, (one_row_vectors if plain_row else row_vectors) * min(N, 4) // N)
     fit = (SHARED_LIMIT - SHARED_RESERVE) // (T * N * (D.itemsize + (0 if plain_row else 1)))
     return N, max(1, min(V, fit)), T
 
@@ -468,7 +476,7 @@ def _nested(lines):
 def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_kind: str,
              bits: int, segmented: bool = True, moved: str | None = None,
              lookback_warp: bool | None = None, trace: bool = False,
-             ahead: int | None = None):
+             ahead: int | None = None, aligned_rows: int = 0):
     """Decoupled look-back scan of the flat (M, K) sequence, segment heads every K elements
     (`segmented` False: one row, M == 1, no per-element row arithmetic).
     `in_kind`/`out_kind`: 'v' (flat and 16-byte aligned: vector access) or 's' (element (r, p)
@@ -491,7 +499,10 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     argument, an int64 array that receives each tile's %globaltimer at TRACE_PHASES.
     `ahead` (None: PREFETCH_BYTES in tiles): with `in_kind` 'v', right after claiming its
     tile the block prefetches the input of the tile `ahead` tiles later into L2 (and, with
-    `moved`, its own tile's x, read only after the look-back); 0: no prefetch."""
+    `moved`, its own tile's x, read only after the look-back); 0: no prefetch.
+    `aligned_rows` (not `segmented`, no `moved`): the one-row kernel with this many vectors a
+    thread scans rows whose length K is a multiple of its tile: a tile starting a row (at a
+    multiple of K) takes no prefix."""
     assert moved is None or (flag and not segmented)
     if lookback_warp is None:
         lookback_warp = _has_lookback_warp(segmented)
@@ -506,8 +517,10 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     # 'open' flags (bit 0: no segment head between the warp chunk's start and the element; bit
     # 1: selected) are kept per element unless the row is plain: then every element is open
     # except those of the first warp chunk of the row, whose prefix is empty anyway
+    assert not aligned_rows or not (segmented or moved)
     plain = not segmented and not moved
-    N, V, T = row_params(src, D, np.dtype(moved).itemsize if moved else 0, plain)
+    N, V, T = row_params(src, D, np.dtype(moved).itemsize if moved else 0, plain,
+                         vectors=aligned_rows or None)
     WARPS = T // 32
     TILE = T * V * N
     assert TILE * (D.itemsize + (0 if plain else 1)) <= SHARED_LIMIT - SHARED_RESERVE, \
@@ -559,7 +572,7 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     base = tile * {TILE} + warp * {WCHUNK}{stamp("    ", "tid == 0", "claimed")}""")
     if ahead is None:
         ahead = _row_shape(src, D, np.dtype(moved).itemsize if moved else 0, segmented,
-                           tile_knobs())[-1]
+                           tile_knobs(), aligned_rows or None)[-1]
     prefetching = ahead > 0 and in_kind == "v"
     if prefetching:  # every thread, before its loads (PREFETCH_BYTES says why)
         threads = T + (32 if lookback_warp else 0)
@@ -631,8 +644,8 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
         if not plain:
             add(f"        sh_o[li + {32 * j}] = uint8((1 if wh == 0 and nohead != 0 else 0){sel})")
     # warp totals -> the block prefix of each warp; warp 0 publishes and looks back
-    first_head = (f"int32(({ut}(tile) * {ut}({TILE})) % {ut}(K) == 0)" if segmented
-                  else "int32(tile == 0)")
+    first_head = (f"int32(({ut}(tile) * {ut}({TILE})) % {ut}(K) == 0)"
+                  if segmented or aligned_rows else "int32(tile == 0)")
     add("""    if lane == 0:
         sh_h[warp] = ch
         sh_a[warp] = ca""")
@@ -710,7 +723,8 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
         b[final_at:] = [f"    if warp < {WARPS}:"] + _nested(b[final_at:])
     what = f"select_{moved}" if moved else ("flag" if flag else op)
     kname = (f"scan_{what}_{src.name if src != BOOL else 'bool'}_to_{Dn}_"
-             f"{in_kind}{out_kind}{bits}{'' if segmented else 'r'}_t{T}x{V}"
+             f"{in_kind}{out_kind}{bits}{'' if segmented else 'a' if aligned_rows else 'r'}"
+             f"_t{T}x{V}"
              + ("l" if lookback_warp else ""))
     args = "out, inp, status, first, e4, total, K, in_rs, in_cs, out_rs, out_cs"
     argtypes = (f"{moved or Dn}*", f"{_elem(src)}*", "uint64*") + ("int64",) * 8
@@ -882,12 +896,29 @@ def _rows(a: CudaArray):
     return cst[0], a.strides[-1] if K > 1 else 1
 
 
+def _aligned_row_vectors(src: np.dtype, D: np.dtype, K: int, knobs: tuple) -> int:
+    """Vectors a thread of the largest one-row tile (of at least ALIGNED_MIN_VECTORS, at most
+    the one-row kernel's) that rows of length K fill exactly; 0 when there is none."""
+    if not ALIGNED_MIN_VECTORS:
+        return 0
+    N, V, T = row_params(src, D, plain_row=True, knobs=knobs)
+    return next((v for v in range(V, ALIGNED_MIN_VECTORS - 1, -1) if K % (T * v * N) == 0), 0)
+
+
+def _aligned_precompiled(src: np.dtype, D: np.dtype):
+    """The vectors a thread of the aligned-row kernels worth compiling ahead: the tiles that
+    rows of a power-of-two length fill (8 and 4 vectors, within the aligned range)."""
+    V = row_params(src, D, plain_row=True)[1]
+    return [v for v in (8, 4) if ALIGNED_MIN_VECTORS and ALIGNED_MIN_VECTORS <= v <= V]
+
+
 @functools.lru_cache(maxsize=1024)
-def _row_shape(src: np.dtype, D: np.dtype, moved: int, segmented: bool, knobs: tuple):
-    """A row scan's launch shape under the tile settings `knobs` (tile_knobs()): (N, V, T) of
-    row_params, the tile's elements, whether it has the look-back warp, threads a block, status
-    words a tile, tiles ahead the block prefetches."""
-    N, V, T = row_params(src, D, moved, not segmented and not moved, knobs)
+def _row_shape(src: np.dtype, D: np.dtype, moved: int, segmented: bool, knobs: tuple,
+               vectors: int | None = None):
+    """A row scan's launch shape under the tile settings `knobs` (tile_knobs()), with `vectors`
+    a thread when given: (N, V, T) of row_params, the tile's elements, whether it has the
+    look-back warp, threads a block, status words a tile, tiles ahead the block prefetches."""
+    N, V, T = row_params(src, D, moved, not segmented and not moved, knobs, vectors)
     lookback_warp = _has_lookback_warp(segmented, knobs)
     return (N, V, T, T * V * N, lookback_warp, T + 32 if lookback_warp else T, status_words(D),
             _prefetch_ahead(T * V * N * (src.itemsize + (moved or D.itemsize)), knobs))
@@ -910,8 +941,9 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
     src, D = a.dtype, (_rank_dtype(total) if x is not None else dst.dtype)
     moved = _raw(x.dtype) if x is not None else None
     segmented = M > 1
+    knobs = tile_knobs()
     N, V, T, TILE, lookback_warp, threads, words, ahead = _row_shape(
-        src, D, x.dtype.itemsize if x is not None else 0, segmented, tile_knobs())
+        src, D, x.dtype.itemsize if x is not None else 0, segmented, knobs)
     in_rs, in_cs = _rows(a)
     in_kind = _kind(a, in_cs == 1 and (M == 1 or in_rs == K), N)
     if x is None:
@@ -920,6 +952,13 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
     else:
         out_rs, out_cs = 1, 1
         out_kind = _kind(x, True, N)
+    aligned = 0
+    if segmented and in_kind == out_kind == "v":  # flat rows: the one-row kernel if they fill tiles
+        aligned = _aligned_row_vectors(src, D, K, knobs)
+        if aligned:
+            segmented = False
+            N, V, T, TILE, lookback_warp, threads, words, ahead = _row_shape(
+                src, D, 0, False, knobs, aligned)
     tiles = -(-total // TILE)
     bits = 32 if total + TILE <= layout.INT32_MAX else 64
     dev = runtime.get_device(a.device_index)
@@ -928,11 +967,11 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
         raise ValueError(f"a trace is of a one-row scan, {len(TRACE_PHASES)} words a tile "
                          f"({tiles} tiles here)")
     key = ("row", op, src, D, flag, in_kind, out_kind, bits, segmented, moved, N, V, T,
-           lookback_warp, traced, ahead)
+           lookback_warp, traced, ahead, aligned)
     kern = compiler.cached_kernel(dev.index, "scan", key,
                                   lambda: row_spec(op, src, D, flag, in_kind, out_kind, bits,
                                                    segmented, moved, lookback_warp, traced,
-                                                   ahead))
+                                                   ahead, aligned))
     stream = dev.stream
     with stream.scratch_lock:  # launches queued in the order their epochs and tile ids were taken
         status, first, e4 = _status_area(stream, words, tiles)
@@ -1305,7 +1344,8 @@ PRIMITIVES = {"cumulative": cumulative, "nonzero": nonzero}
 
 def precompile_specs():
     """The kernels the common cases launch (32-bit indexing): each dtype's default cumulative
-    sum/product in every row layout, over one row and as a column scan, the flag scans of every
+    sum/product in every row layout, over one row, over flat rows of a power-of-two length that
+    fill one-row tiles (_aligned_precompiled) and as a column scan, the flag scans of every
     dtype, and the nonzero / mask kernels (the fused selection of each element size)."""
     from .precompile import DTYPES
     specs = []
@@ -1315,6 +1355,9 @@ def precompile_specs():
             for kinds in ("vv", "vs", "sv", "ss"):
                 specs.append(row_spec(op, src, D, False, kinds[0], kinds[1], 32))
             specs.append(row_spec(op, src, D, False, "v", "v", 32, segmented=False))
+            for vectors in _aligned_precompiled(src, D):
+                specs.append(row_spec(op, src, D, False, "v", "v", 32, segmented=False,
+                                      aligned_rows=vectors))
             specs.append(column_spec(op, src, D, 32))
         for in_kind in "vs":
             specs.append(row_spec("sum", src, _I32, True, in_kind, "v", 32, segmented=False))

@@ -1,7 +1,7 @@
 """Run arrayx's row scan (arrayx/cuda/scan.py row_scan: its host side and its decoupled look-back
 kernel) on numba's CUDA simulator, without a GPU, against NumPy.
 
-    python tests/cuda/scan_sim.py [all|sum|segments|wide|mask]
+    python tests/cuda/scan_sim.py [all|sum|segments|aligned|wide|mask]
 
 Device memory is a NumPy heap (test_indexing_host.Heap), the kernels' intrinsics (status word
 loads and stores, the tile counter, bit casts) are emulated, tiles are small (32 threads x 1
@@ -36,6 +36,8 @@ from test_indexing_host import Heap  # noqa: E402
 
 scan.SCAN_BLOCK, scan.SCAN_VECTORS, scan.ONE_ROW_VECTORS = 32, 1, 1
 scan.PREFETCH_BYTES = 3 << 10  # 3 float32 tiles ahead (128 elements read and written), 4 of x[mask]
+scan.ALIGNED_MIN_VECTORS = 1  # rows of a multiple of 128 float32 take the one-row kernel
+BUILT = []  # the names of the kernels built
 PREFETCHED = []  # the (pointer offset, index) of every L2 prefetch
 
 
@@ -159,6 +161,7 @@ class _SimKernel:
 
 def _cached_kernel(dev, family, key, build):
     spec = build()
+    BUILT.append(spec.name)
     return _SimKernel(spec, scan.status_words(np.dtype(key[3])))
 
 
@@ -243,6 +246,24 @@ def main(case):
             scan.row_scan("sum", _put(host), out)
             check(f"cumulative_sum float32, {rows} rows of {k}", heap.get(out),
                   np.cumsum(host.astype(np.float64), axis=1))
+    if case in ("all", "aligned"):  # rows filling whole tiles: the one-row kernel, heads at rows
+        for rows, k in ((2, 40 * 128), (3, 10 * 128), (5, 128)):
+            t0 = time.time()
+            host = rng.standard_normal((rows, k)).astype(f32)
+            out = heap.empty((rows, k), f32)
+            BUILT.clear()
+            scan.row_scan("sum", _put(host), out)
+            check(f"cumulative_sum float32, {rows} rows of {k}, the one-row kernel "
+                  f"({BUILT[-1]})", heap.get(out), np.cumsum(host.astype(np.float64), axis=1))
+            if "vv32a_" not in BUILT[-1]:
+                bad += 1
+                print("BAD the rows did not take the one-row kernel")
+        t0 = time.time()
+        signs = np.where(rng.random((4, 256)) < 0.5, -1, 1).astype(np.int64)
+        out = heap.empty(signs.shape, np.int64)
+        scan.row_scan("prod", _put(signs), out)
+        check("cumulative_prod int64, 4 rows of 256 (64 a tile)", heap.get(out),
+              np.cumprod(signs, axis=1), exact=True)
     if case in ("all", "wide"):  # values in two 64-bit slots: the flag word released after them
         t0 = time.time()
         host = rng.standard_normal(45 * 64 + 5) + 1j * rng.standard_normal(45 * 64 + 5)

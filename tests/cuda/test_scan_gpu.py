@@ -76,3 +76,61 @@ def test_scans_on_a_user_stream(rng):
         assert (scan.STATUS_SCRATCH, 1) in s.scratch
     s.synchronize()
     _check_cumsum(rng, 200_000)
+
+
+def _row_scan_keys(monkeypatch):
+    """The kernel cache keys of the row scans launched from now on (scan.row_scan's keys end
+    with the aligned-row vectors a thread, 0 for the segmented or one-row kernel)."""
+    from arrayx.cuda import compiler
+    keys = []
+    cached_kernel = compiler.cached_kernel
+
+    def record(dev, family, key, build):
+        if family == "scan" and key[0] == "row":
+            keys.append(key)
+        return cached_kernel(dev, family, key, build)
+
+    monkeypatch.setattr(compiler, "cached_kernel", record)
+    return keys
+
+
+@pytest.mark.parametrize("dtype, shape, op, aligned", [
+    ("float32", (3, 8192), "sum", 8),          # a tile a row
+    ("float32", (6, 16384), "sum", 8),         # two tiles a row
+    ("float32", (5, 12288), "sum", 6),         # 3 x 4096: the largest tile that divides it
+    ("int32", (4, 4096), "sum", 8),            # int64 sums: 8-byte vectors
+    ("int8", (3, 8192), "sum", 8),
+    ("float64", (2, 4096), "prod", 8),
+    ("complex64", (2, 8192), "sum", 8),
+    ("float32", (3, 8196), "sum", 0),          # not a multiple of a tile: segmented
+    ("float32", (7, 512), "sum", 0),           # shorter than the smallest aligned tile
+])
+def test_rows_that_fill_whole_tiles_run_the_one_row_kernel(rng, monkeypatch, dtype, shape, op,
+                                                           aligned):
+    keys = _row_scan_keys(monkeypatch)
+    h = rng.standard_normal(shape)
+    if dtype == "complex64":
+        h = h + 1j * rng.standard_normal(shape)
+    if op == "prod":
+        h = 1 + 1e-3 * h  # products of ~8000 factors stay finite
+    if dtype.startswith("int"):
+        h = rng.integers(-100, 100, shape)
+    h = h.astype(dtype)
+    x = xp.asarray(h, device="cuda:0")
+    fn = xp.cumulative_sum if op == "sum" else xp.cumulative_prod
+    got = _host(fn(x, axis=1))
+    want = (np.cumsum if op == "sum" else np.cumprod)(
+        h.astype(np.int64 if dtype.startswith("int") else h.dtype), axis=1)
+    if dtype.startswith("int"):
+        np.testing.assert_array_equal(got, want)
+    else:
+        ref = (np.cumsum if op == "sum" else np.cumprod)(
+            h.astype(np.complex128 if h.dtype.kind == "c" else np.float64), axis=1)
+        np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-3 * np.sqrt(shape[1]))
+    assert [k[-1] for k in keys] == [aligned]
+    # a strided view of the same rows is not flat: the segmented kernel reads it by elements
+    keys.clear()
+    got = _host(fn(x[:, ::2], axis=1))
+    np.testing.assert_allclose(got, (np.cumsum if op == "sum" else np.cumprod)(
+        h[:, ::2].astype(want.dtype), axis=1), rtol=1e-4, atol=1e-3 * np.sqrt(shape[1]))
+    assert [k[-1] for k in keys] == [0]
