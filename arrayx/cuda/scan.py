@@ -103,6 +103,16 @@ LOOKBACK_WARP = True
 # one-row scan, and the designs tried for it and removed: benchmarks/README.md, "The one-row
 # scan (issue 5)".
 PREFETCH_BYTES = 8 << 20
+# One plain row's kernel is compiled for this many resident blocks an SM (launch bounds): what
+# shared memory holds of its largest tile, and what its registers would not allow otherwise (its
+# rounds without segment-head logic take 64 registers unbounded, 3 blocks; bounded: 56, 8 bytes
+# spilled). Those rounds were 48% of the kernel's executed instructions (115 a warp-round) and
+# it issued on 80% of its cycles; lean: 384M instructions instead of 504M, issuing on 61%, 2^28
+# float32 cumulative_sum 0.620-0.630 ms against 0.633-0.639 in the same run (0.82-0.83 of the
+# copy against 0.81; scan-sweep-2026-11-30-session8-lean-rounds.log, ncu-scan-2026-11-30-
+# session8-*.txt). Fewer blocks are slower: 3 (looping blocks) 0.80-0.83 ms, and so are 5 or 6
+# of smaller tiles (0.67-0.87 ms; benchmarks/README.md).
+PLAIN_ROW_BLOCKS = 4
 # Rows of a flat (M, K) scan whose length is a multiple of a one-row tile of at least this many
 # vectors a thread (at most the one-row kernel's) run the one-row kernel, look-back warp
 # included (_aligned_row_vectors): a tile starting a row publishes its prefix at once and no
@@ -597,7 +607,9 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
             f"    sh_s[{v * 32 * N} + warp * {WCHUNK} + lane] = s_0")
         for j in range(1, N):
             add(f"    c_{j} = {_transform(src, D, flag, f'x{sfx}_{j}')}")
-            add(f"    s_0 = c_{j} if p{sfx}_{j} == 0 else {OP('s_0', f'c_{j}')}")
+            # one plain row: only element 0 of the row is a head, never an element j > 0
+            add(f"    s_0 = {OP('s_0', f'c_{j}')}" if plain else
+                f"    s_0 = c_{j} if p{sfx}_{j} == 0 else {OP('s_0', f'c_{j}')}")
             add(f"    sh_s[{v * 32 * N + 32 * j} + warp * {WCHUNK} + lane] = s_0")
         if lookback_warp:  # s_0: the vector's total (a row has no head past its first element)
             add("    tt = s_0" if v == 0 else f"    tt = {OP('tt', 's_0')}")
@@ -618,13 +630,36 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     for v in range({V}):
         f = base + (v * 32 + lane) * {N}
         li = v * {32 * N} + warp * {WCHUNK} + lane""")
-    b.extend(positions("        "))
-    add("        h = int32(p_0 == 0)")
-    for j in range(N):
-        add(f"        s_{j} = sh_s[li + {32 * j}]")
-        if j:
-            add(f"        h = int32(h | int32(p_{j} == 0))")
-    add(f"""        hi = h
+    if plain:  # no heads inside the chunk (the row's first element has no prefix anyway)
+        for j in range(N):
+            add(f"        s_{j} = sh_s[li + {32 * j}]")
+        add(f"""        ai = s_{N - 1}
+        d = 1
+        while d < 32:
+            ao = shup(ai, d)
+            if lane >= d:
+                ai = {OP('ao', 'ai')}
+            d *= 2
+        ae = shup(ai, 1)
+        wv = cv
+        wa = ca
+        if lane > 0:
+            wa = {OP('ca', 'ae')} if cv != 0 else ae
+            wv = int32(1)
+        at = shidx(ai, 31)
+        ca = {OP('ca', 'at')} if cv != 0 else at
+        cv = int32(1)
+        if wv != 0:""")
+        for j in range(N):
+            add(f"            sh_s[li + {32 * j}] = {OP('wa', f's_{j}')}")
+    else:
+        b.extend(positions("        "))
+        add("        h = int32(p_0 == 0)")
+        for j in range(N):
+            add(f"        s_{j} = sh_s[li + {32 * j}]")
+            if j:
+                add(f"        h = int32(h | int32(p_{j} == 0))")
+        add(f"""        hi = h
         ai = s_{N - 1}
 {_segmented_warp_scan(op, D, 'hi', 'ai', True, 8)}
         he = cuda.shfl_up_sync(0xffffffff, hi, 1)
@@ -634,15 +669,15 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
         wv, wh, wa = comb(cv, ch, ca, int32(lane > 0), he, ae)
         cv, ch, ca = comb(cv, ch, ca, int32(1), cuda.shfl_sync(0xffffffff, hi, 31), shidx(ai, 31))
         nohead = int32(1)""")
-    for j in range(N):  # open: no head from the chunk's start through this element
-        sel = ""
-        if moved:  # bit 1: the element is selected (its flag, from the lane-serial counts)
-            fl = "s_0 != 0" if j == 0 else f"s_{j} != s_{j - 1}"
-            sel = f" | (2 if {fl} else 0)"
-        add(f"""        nohead = int32(nohead & int32(p_{j} != 0))
+        for j in range(N):  # open: no head from the chunk's start through this element
+            sel = ""
+            if moved:  # bit 1: the element is selected (its flag, from the lane-serial counts)
+                fl = "s_0 != 0" if j == 0 else f"s_{j} != s_{j - 1}"
+                sel = f" | (2 if {fl} else 0)"
+            add(f"""        nohead = int32(nohead & int32(p_{j} != 0))
         sh_s[li + {32 * j}] = {OP('wa', f's_{j}')} if wv != 0 and nohead != 0 else s_{j}""")
-        if not plain:
-            add(f"        sh_o[li + {32 * j}] = uint8((1 if wh == 0 and nohead != 0 else 0){sel})")
+            if not plain:
+                add(f"        sh_o[li + {32 * j}] = uint8((1 if wh == 0 and nohead != 0 else 0){sel})")
     # warp totals -> the block prefix of each warp; warp 0 publishes and looks back
     first_head = (f"int32(({ut}(tile) * {ut}({TILE})) % {ut}(K) == 0)"
                   if segmented or aligned_rows else "int32(tile == 0)")
@@ -740,7 +775,10 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     src_text = (PREAMBLE + SYNC_SOURCE + (TRACE_SOURCE if trace else "")
                 + (PREFETCH_SOURCE if prefetching else "")
                 + f"\n\ndef {kname}({args}):\n" + "\n".join(b) + "\n")
-    return compiler.KernelSpec(kname, src_text, kname, argtypes)
+    # one plain row: 4 blocks an SM, as many as shared memory holds of the largest tile (ptxas
+    # would take 64 registers, 3 blocks; with the bound, 56 and 8 bytes spilled)
+    return compiler.KernelSpec(kname, src_text, kname, argtypes, launch_bounds=(
+        (T + (32 if lookback_warp else 0), PLAIN_ROW_BLOCKS) if plain else ()))
 
 
 # ---- the column-scan kernel ---------------------------------------------------------------------

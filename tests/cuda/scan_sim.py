@@ -1,7 +1,7 @@
 """Run arrayx's row scan (arrayx/cuda/scan.py row_scan: its host side and its decoupled look-back
 kernel) on numba's CUDA simulator, without a GPU, against NumPy.
 
-    python tests/cuda/scan_sim.py [all|sum|segments|aligned|wide|mask]
+    python tests/cuda/scan_sim.py [all|sum|segments|aligned|rounds|wide|mask]
 
 Device memory is a NumPy heap (test_indexing_host.Heap), the kernels' intrinsics (status word
 loads and stores, the tile counter, bit casts) are emulated, tiles are small (32 threads x 1
@@ -264,6 +264,30 @@ def main(case):
         scan.row_scan("prod", _put(signs), out)
         check("cumulative_prod int64, 4 rows of 256 (64 a tile)", heap.get(out),
               np.cumprod(signs, axis=1), exact=True)
+    if case in ("all", "rounds"):  # one-row tiles of 2 warps x 3 rounds: carries across rounds
+        knobs = scan.SCAN_BLOCK, scan.ONE_ROW_VECTORS
+        scan.SCAN_BLOCK, scan.ONE_ROW_VECTORS = 64, 3
+        try:
+            t0 = time.time()
+            host = rng.standard_normal(7 * 768 + 101).astype(f32)
+            out = heap.empty(host.shape, f32)
+            scan.row_scan("sum", _put(host), out)
+            check("cumulative_sum float32, one row, 64 x 3 tiles", heap.get(out),
+                  np.cumsum(host.astype(np.float64)))
+            t0 = time.time()  # no identity combined in: a row of -0.0 sums to -0.0 throughout
+            zeros = np.full(3 * 768 + 5, -0.0, f32)
+            out = heap.empty(zeros.shape, f32)
+            scan.row_scan("sum", _put(zeros), out)
+            check("cumulative_sum of -0.0, one row, 64 x 3 tiles: every sign bit kept",
+                  np.signbit(heap.get(out)), np.signbit(np.cumsum(zeros)), exact=True)
+            t0 = time.time()
+            signs = np.where(rng.random(5 * 384 + 7) < 0.5, -1, 1).astype(np.int64)
+            out = heap.empty(signs.shape, np.int64)
+            scan.row_scan("prod", _put(signs), out)
+            check("cumulative_prod int64, one row, 64 x 3 tiles", heap.get(out),
+                  np.cumprod(signs), exact=True)
+        finally:
+            scan.SCAN_BLOCK, scan.ONE_ROW_VECTORS = knobs
     if case in ("all", "wide"):  # values in two 64-bit slots: the flag word released after them
         t0 = time.time()
         host = rng.standard_normal(45 * 64 + 5) + 1j * rng.standard_normal(45 * 64 + 5)

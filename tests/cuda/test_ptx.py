@@ -350,6 +350,12 @@ def test_row_scan_float32_moves_vectors_and_uses_relaxed_status_words(segmented,
     assert "atom.global.add.u64" in ptx  # the dynamic tile id
     assert "prefetch.global.L2" in ptx  # a later tile's input
     assert ".local" not in ptx
+    if segmented:
+        assert ".minnctapersm" not in ptx
+    else:  # one plain row: compiled for PLAIN_ROW_BLOCKS resident blocks (ptxas caps registers)
+        threads = 256 + (32 if lookback_warp else 0)
+        assert f".maxntid {threads}, 1, 1" in ptx
+        assert f".minnctapersm {scan.PLAIN_ROW_BLOCKS}" in ptx
 
 
 def test_row_scan_prefetches_a_later_tile_only_when_read_by_vectors():
