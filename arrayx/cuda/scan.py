@@ -543,6 +543,12 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     def OP(a, b):
         return _op_expr(op, D, a, b)
 
+    def ix(e):
+        # a shared-memory index as uint32: numba wraps negative signed indices around, 4-5
+        # instructions an access (H200, 2^28 float32 cumulative_sum: 384M -> 294M executed,
+        # 0.615-0.618 -> 0.597-0.598 ms; scan-sweep-2026-11-30-session8-unsigned-index.log)
+        return f"uint32({e})"
+
     b = []
     add = b.append
     add(_shuffles(D).rstrip("\n"))
@@ -604,13 +610,13 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     for v in range(V):
         sfx = f"{v}"
         add(f"    s_0 = {_transform(src, D, flag, f'x{sfx}_0')}\n"
-            f"    sh_s[{v * 32 * N} + warp * {WCHUNK} + lane] = s_0")
+            f"    sh_s[{ix(f'{v * 32 * N} + warp * {WCHUNK} + lane')}] = s_0")
         for j in range(1, N):
             add(f"    c_{j} = {_transform(src, D, flag, f'x{sfx}_{j}')}")
             # one plain row: only element 0 of the row is a head, never an element j > 0
             add(f"    s_0 = {OP('s_0', f'c_{j}')}" if plain else
                 f"    s_0 = c_{j} if p{sfx}_{j} == 0 else {OP('s_0', f'c_{j}')}")
-            add(f"    sh_s[{v * 32 * N + 32 * j} + warp * {WCHUNK} + lane] = s_0")
+            add(f"    sh_s[{ix(f'{v * 32 * N + 32 * j} + warp * {WCHUNK} + lane')}] = s_0")
         if lookback_warp:  # s_0: the vector's total (a row has no head past its first element)
             add("    tt = s_0" if v == 0 else f"    tt = {OP('tt', 's_0')}")
     if lookback_warp:  # the warp's sum to lane 0, then to shared memory for the look-back warp
@@ -632,7 +638,7 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
         li = v * {32 * N} + warp * {WCHUNK} + lane""")
     if plain:  # no heads inside the chunk (the row's first element has no prefix anyway)
         for j in range(N):
-            add(f"        s_{j} = sh_s[li + {32 * j}]")
+            add(f"        s_{j} = sh_s[{ix(f'li + {32 * j}')}]")
         add(f"""        ai = s_{N - 1}
         d = 1
         while d < 32:
@@ -651,12 +657,12 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
         cv = int32(1)
         if wv != 0:""")
         for j in range(N):
-            add(f"            sh_s[li + {32 * j}] = {OP('wa', f's_{j}')}")
+            add(f"            sh_s[{ix(f'li + {32 * j}')}] = {OP('wa', f's_{j}')}")
     else:
         b.extend(positions("        "))
         add("        h = int32(p_0 == 0)")
         for j in range(N):
-            add(f"        s_{j} = sh_s[li + {32 * j}]")
+            add(f"        s_{j} = sh_s[{ix(f'li + {32 * j}')}]")
             if j:
                 add(f"        h = int32(h | int32(p_{j} == 0))")
         add(f"""        hi = h
@@ -675,9 +681,9 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
                 fl = "s_0 != 0" if j == 0 else f"s_{j} != s_{j - 1}"
                 sel = f" | (2 if {fl} else 0)"
             add(f"""        nohead = int32(nohead & int32(p_{j} != 0))
-        sh_s[li + {32 * j}] = {OP('wa', f's_{j}')} if wv != 0 and nohead != 0 else s_{j}""")
+        sh_s[{ix(f'li + {32 * j}')}] = {OP('wa', f's_{j}')} if wv != 0 and nohead != 0 else s_{j}""")
             if not plain:
-                add(f"        sh_o[li + {32 * j}] = uint8((1 if wh == 0 and nohead != 0 else 0){sel})")
+                add(f"        sh_o[{ix(f'li + {32 * j}')}] = uint8((1 if wh == 0 and nohead != 0 else 0){sel})")
     # warp totals -> the block prefix of each warp; warp 0 publishes and looks back
     first_head = (f"int32(({ut}(tile) * {ut}({TILE})) % {ut}(K) == 0)"
                   if segmented or aligned_rows else "int32(tile == 0)")
@@ -729,8 +735,8 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
         b.extend(positions("        "))
     for j in range(N):
         if not plain:
-            add(f"        o_{j} = sh_o[li + {32 * j}]")
-        add(f"        y_{j} = sh_s[li + {32 * j}]")
+            add(f"        o_{j} = sh_o[{ix(f'li + {32 * j}')}]")
+        add(f"        y_{j} = sh_s[{ix(f'li + {32 * j}')}]")
         add("        if gv != 0:" if plain else f"        if gv != 0 and (o_{j} & 1) != 0:")
         add(f"            y_{j} = {OP('ga', f'y_{j}')}")
     if moved:
