@@ -105,8 +105,8 @@ LOOKBACK_WARP = True
 PREFETCH_BYTES = 8 << 20
 # One plain row's kernel is compiled for this many resident blocks an SM (launch bounds): what
 # shared memory holds of its largest tile, and what its registers would not allow otherwise (its
-# rounds without segment-head logic take 64 registers unbounded, 3 blocks; bounded: 56, 8 bytes
-# spilled). Those rounds were 48% of the kernel's executed instructions (115 a warp-round) and
+# rounds without segment-head logic take 63-64 registers unbounded, 3 blocks; bounded: 56, 8
+# bytes spilled). Those rounds were 48% of the kernel's executed instructions (115 a warp-round) and
 # it issued on 80% of its cycles; lean: 384M instructions instead of 504M, issuing on 61%, 2^28
 # float32 cumulative_sum 0.620-0.630 ms against 0.633-0.639 in the same run (0.82-0.83 of the
 # copy against 0.81; scan-sweep-2026-11-30-session8-lean-rounds.log, ncu-scan-2026-11-30-
