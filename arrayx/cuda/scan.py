@@ -634,7 +634,6 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     ch = int32(0)
     ca = {zero}
     for v in range({V}):
-        f = base + (v * 32 + lane) * {N}
         li = v * {32 * N} + warp * {WCHUNK} + lane""")
     if plain:  # no heads inside the chunk (the row's first element has no prefix anyway)
         for j in range(N):
@@ -659,6 +658,7 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
         for j in range(N):
             add(f"            sh_s[{ix(f'li + {32 * j}')}] = {OP('wa', f's_{j}')}")
     else:
+        add(f"        f = base + (v * 32 + lane) * {N}")
         b.extend(positions("        "))
         add("        h = int32(p_0 == 0)")
         for j in range(N):
@@ -680,10 +680,11 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
             if moved:  # bit 1: the element is selected (its flag, from the lane-serial counts)
                 fl = "s_0 != 0" if j == 0 else f"s_{j} != s_{j - 1}"
                 sel = f" | (2 if {fl} else 0)"
+            at = ix(f"li + {32 * j}")
             add(f"""        nohead = int32(nohead & int32(p_{j} != 0))
-        sh_s[{ix(f'li + {32 * j}')}] = {OP('wa', f's_{j}')} if wv != 0 and nohead != 0 else s_{j}""")
+        sh_s[{at}] = {OP('wa', f's_{j}')} if wv != 0 and nohead != 0 else s_{j}""")
             if not plain:
-                add(f"        sh_o[{ix(f'li + {32 * j}')}] = uint8((1 if wh == 0 and nohead != 0 else 0){sel})")
+                add(f"        sh_o[{at}] = uint8((1 if wh == 0 and nohead != 0 else 0){sel})")
     # warp totals -> the block prefix of each warp; warp 0 publishes and looks back
     first_head = (f"int32(({ut}(tile) * {ut}({TILE})) % {ut}(K) == 0)"
                   if segmented or aligned_rows else "int32(tile == 0)")
@@ -781,8 +782,6 @@ def row_spec(op: str, src: np.dtype, D: np.dtype, flag: bool, in_kind: str, out_
     src_text = (PREAMBLE + SYNC_SOURCE + (TRACE_SOURCE if trace else "")
                 + (PREFETCH_SOURCE if prefetching else "")
                 + f"\n\ndef {kname}({args}):\n" + "\n".join(b) + "\n")
-    # one plain row: 4 blocks an SM, as many as shared memory holds of the largest tile (ptxas
-    # would take 64 registers, 3 blocks; with the bound, 56 and 8 bytes spilled)
     return compiler.KernelSpec(kname, src_text, kname, argtypes, launch_bounds=(
         (T + (32 if lookback_warp else 0), PLAIN_ROW_BLOCKS) if plain else ()))
 
