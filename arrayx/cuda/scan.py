@@ -939,13 +939,16 @@ def _rows(a: CudaArray):
     return cst[0], a.strides[-1] if K > 1 else 1
 
 
-def _aligned_row_vectors(src: np.dtype, D: np.dtype, K: int, knobs: tuple) -> int:
-    """Vectors a thread of the largest one-row tile (of at least ALIGNED_MIN_VECTORS, at most
-    the one-row kernel's) that rows of length K fill exactly; 0 when there is none."""
-    if not ALIGNED_MIN_VECTORS:
+@functools.lru_cache(maxsize=1024)
+def _aligned_row_vectors(src: np.dtype, D: np.dtype, K: int, knobs: tuple,
+                         min_vectors: int) -> int:
+    """Vectors a thread of the largest one-row tile (of at least `min_vectors`,
+    ALIGNED_MIN_VECTORS, at most the one-row kernel's) that rows of length K fill exactly; 0
+    when there is none. Cached: it is on every flat row scan's host path."""
+    if not min_vectors:
         return 0
     N, V, T = row_params(src, D, plain_row=True, knobs=knobs)
-    return next((v for v in range(V, ALIGNED_MIN_VECTORS - 1, -1) if K % (T * v * N) == 0), 0)
+    return next((v for v in range(V, min_vectors - 1, -1) if K % (T * v * N) == 0), 0)
 
 
 def _aligned_precompiled(src: np.dtype, D: np.dtype):
@@ -997,7 +1000,7 @@ def row_scan(op: str, a: CudaArray, dst: CudaArray, flag: bool = False, x: CudaA
         out_kind = _kind(x, True, N)
     aligned = 0
     if segmented and in_kind == out_kind == "v":  # flat rows: the one-row kernel if they fill tiles
-        aligned = _aligned_row_vectors(src, D, K, knobs)
+        aligned = _aligned_row_vectors(src, D, K, knobs, ALIGNED_MIN_VECTORS)
         if aligned:
             segmented = False
             N, V, T, TILE, lookback_warp, threads, words, ahead = _row_shape(

@@ -117,20 +117,19 @@ def test_rows_that_fill_whole_tiles_run_the_one_row_kernel(rng, monkeypatch, dty
         h = rng.integers(-100, 100, shape)
     h = h.astype(dtype)
     x = xp.asarray(h, device="cuda:0")
-    fn = xp.cumulative_sum if op == "sum" else xp.cumulative_prod
+    fn, np_fn = ((xp.cumulative_sum, np.cumsum) if op == "sum" else
+                 (xp.cumulative_prod, np.cumprod))
+    # the reference in int64 (exact) or in the widest floating dtype of the kind
+    ref_dtype = {"i": np.int64, "f": np.float64, "c": np.complex128}[h.dtype.kind]
+    tol = dict(rtol=1e-4, atol=1e-3 * np.sqrt(shape[1]))
     got = _host(fn(x, axis=1))
-    want = (np.cumsum if op == "sum" else np.cumprod)(
-        h.astype(np.int64 if dtype.startswith("int") else h.dtype), axis=1)
-    if dtype.startswith("int"):
-        np.testing.assert_array_equal(got, want)
+    if h.dtype.kind == "i":
+        np.testing.assert_array_equal(got, np_fn(h.astype(ref_dtype), axis=1))
     else:
-        ref = (np.cumsum if op == "sum" else np.cumprod)(
-            h.astype(np.complex128 if h.dtype.kind == "c" else np.float64), axis=1)
-        np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-3 * np.sqrt(shape[1]))
+        np.testing.assert_allclose(got, np_fn(h.astype(ref_dtype), axis=1), **tol)
     assert [k[-1] for k in keys] == [aligned]
     # a strided view of the same rows is not flat: the segmented kernel reads it by elements
     keys.clear()
     got = _host(fn(x[:, ::2], axis=1))
-    np.testing.assert_allclose(got, (np.cumsum if op == "sum" else np.cumprod)(
-        h[:, ::2].astype(want.dtype), axis=1), rtol=1e-4, atol=1e-3 * np.sqrt(shape[1]))
+    np.testing.assert_allclose(got, np_fn(h[:, ::2].astype(ref_dtype), axis=1), **tol)
     assert [k[-1] for k in keys] == [0]
