@@ -11,8 +11,8 @@ Devices: ``xp.Device("cpu")``, ``xp.Device("cuda:0")``; ``ARRAYX_DEVICE`` overri
 __array_api_version__ = "2025.12"
 __version__ = "0.1.0"
 
-from ._dtypes import (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,  # noqa: F401
-                      float32, float64, complex64, complex128)
+from ._dtypes import (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32,  # noqa: F401
+                      float64, complex64, complex128)
 from ._constants import e, inf, nan, newaxis, pi  # noqa: F401
 from ._devices import Device, set_default_device  # noqa: F401
 from ._registry import HostFallbackError, HostFallbackWarning, set_host_fallback  # noqa: F401

@@ -5,7 +5,7 @@ result shape) and then calls one of these primitives on the backend of the opera
 A backend is a set of plain functions with these names. Arguments are already valid:
 
 * ``a``, ``b``, ``x``...: the backend's *native* arrays (``numpy.ndarray`` on the CPU,
-  ``arrayx.cuda.array.CudaArray`` on CUDA). Every native array has ``.shape``, ``.dtype``
+  ``arrayx.cuda.engine.array.CudaArray`` on CUDA). Every native array has ``.shape``, ``.dtype``
   (an arrayx dtype, i.e. a ``numpy.dtype``), ``.ndim`` and ``.size``.
 * ``axis`` / ``axes``: normalised, non-negative ints (``axes`` a sorted tuple).
 * ``dtype``: one of the 14 arrayx dtypes.
@@ -18,7 +18,62 @@ Composite functions of the standard (var, std, vecdot, tensordot, meshgrid, stac
 n-dimensional FFTs, norms...) are written once in the namespace from these primitives, so a
 backend gets them for free. A primitive a backend lacks falls back through the CPU backend
 (see ``_registry``).
+
+Beside the primitives, this module holds the data both sides of the contract read: which dtype
+category each elementwise function accepts, the result dtype of unary functions, and
+``LinAlgError``. Backends import this module, ``_registry`` and ``_dtypes``, never a namespace
+module.
 """
+
+from . import _dtypes as dt
+
+
+class LinAlgError(ValueError):
+    """A linear algebra routine failed on its input: a singular matrix (inv, solve), a matrix
+    that is not positive definite (cholesky), or an iteration that did not converge."""
+
+
+# --- elementwise functions: the dtype category each accepts (the standard's), result dtypes ----
+
+_UNARY_CATEGORIES = {
+    "numeric": ("abs", "conj", "negative", "positive", "real", "imag", "round", "sign", "square",
+                "isfinite", "isinf", "isnan"),
+    "floating-point": ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp",
+                       "expm1", "log", "log1p", "log2", "log10", "reciprocal", "sin", "sinh", "sqrt",
+                       "tan", "tanh"),
+    "real numeric": ("ceil", "floor", "trunc"),
+    "integer or boolean": ("bitwise_invert",),
+    "bool": ("logical_not",),
+    "real floating": ("signbit",),
+}
+UNARY_CATEGORY = {name: cat for cat, names in _UNARY_CATEGORIES.items() for name in names}
+_BOOL_RESULT = frozenset(("isfinite", "isinf", "isnan", "signbit", "logical_not"))
+_REAL_RESULT = frozenset(("abs", "real", "imag"))
+
+
+def unary_result_dtype(name: str, dtype):
+    """The dtype the unary elementwise function `name` returns for an input of `dtype`."""
+    if name in _BOOL_RESULT:
+        return dt.bool
+    if name in _REAL_RESULT:
+        return dt.real_dtype_of(dtype)
+    return dtype
+
+
+_BINARY_CATEGORIES = {
+    "numeric": ("add", "subtract", "multiply", "divide", "pow"),
+    "real floating": ("atan2", "copysign", "hypot", "logaddexp", "nextafter"),
+    "integer or boolean": ("bitwise_and", "bitwise_or", "bitwise_xor"),
+    "integral": ("bitwise_left_shift", "bitwise_right_shift"),
+    "real numeric": ("floor_divide", "remainder", "maximum", "minimum", "greater", "greater_equal",
+                     "less", "less_equal"),
+    "any": ("equal", "not_equal"),
+    "bool": ("logical_and", "logical_or", "logical_xor"),
+}
+BINARY_CATEGORY = {name: cat for cat, names in _BINARY_CATEGORIES.items() for name in names}
+COMPARISONS = frozenset(("equal", "not_equal", "greater", "greater_equal", "less", "less_equal"))
+BOOL_RESULT_BINARY = COMPARISONS | {"logical_and", "logical_or", "logical_xor"}
+
 
 PRIMITIVES = {
     # --- transfers and creation -------------------------------------------------------------

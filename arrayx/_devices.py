@@ -60,7 +60,7 @@ _cuda_devices: dict[int, Device] = {}
 def cuda_device_count() -> int:
     """Number of usable CUDA devices; 0 when numba-cuda / the driver / a GPU is missing."""
     try:
-        from .cuda.runtime import device_count
+        from .cuda.engine.runtime import device_count
     except ImportError:
         return 0
     try:

@@ -14,36 +14,13 @@ NEP 50: the result is the default dtype of the scalar's kind (float64, int64, co
 from __future__ import annotations
 
 from . import _dtypes as dt
+from ._backend import (BINARY_CATEGORY, BOOL_RESULT_BINARY, COMPARISONS, UNARY_CATEGORY,  # noqa: F401
+                       unary_result_dtype)
 from ._array_object import Array
 from ._data_type_functions import astype
 from ._validation import broadcast_shapes, check_int_in_range, int_limits
 
 # --- unary ---------------------------------------------------------------------------------
-
-_UNARY_CATEGORIES = {
-    "numeric": ("abs", "conj", "negative", "positive", "real", "imag", "round", "sign", "square",
-                "isfinite", "isinf", "isnan"),
-    "floating-point": ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp",
-                       "expm1", "log", "log1p", "log2", "log10", "reciprocal", "sin", "sinh", "sqrt",
-                       "tan", "tanh"),
-    "real numeric": ("ceil", "floor", "trunc"),
-    "integer or boolean": ("bitwise_invert",),
-    "bool": ("logical_not",),
-    "real floating": ("signbit",),
-}
-UNARY_CATEGORY = {name: cat for cat, names in _UNARY_CATEGORIES.items() for name in names}
-_BOOL_RESULT = frozenset(("isfinite", "isinf", "isnan", "signbit", "logical_not"))
-_REAL_RESULT = frozenset(("abs", "real", "imag"))
-
-
-def unary_result_dtype(name: str, dtype):
-    """The dtype `name` returns for an input of `dtype` (backends use this too)."""
-    if name in _BOOL_RESULT:
-        return dt.bool
-    if name in _REAL_RESULT:
-        return dt.real_dtype_of(dtype)
-    return dtype
-
 
 def _make_unary(name: str):
     allowed = dt.CATEGORIES[UNARY_CATEGORY[name]]
@@ -64,23 +41,9 @@ def _make_unary(name: str):
 
 # --- binary --------------------------------------------------------------------------------
 
-_BINARY_CATEGORIES = {
-    "numeric": ("add", "subtract", "multiply", "divide", "pow"),
-    "real floating": ("atan2", "copysign", "hypot", "logaddexp", "nextafter"),
-    "integer or boolean": ("bitwise_and", "bitwise_or", "bitwise_xor"),
-    "integral": ("bitwise_left_shift", "bitwise_right_shift"),
-    "real numeric": ("floor_divide", "remainder", "maximum", "minimum", "greater", "greater_equal",
-                     "less", "less_equal"),
-    "any": ("equal", "not_equal"),
-    "bool": ("logical_and", "logical_or", "logical_xor"),
-}
-BINARY_CATEGORY = {name: cat for cat, names in _BINARY_CATEGORIES.items() for name in names}
-COMPARISONS = frozenset(("equal", "not_equal", "greater", "greater_equal", "less", "less_equal"))
-BOOL_RESULT_BINARY = COMPARISONS | {"logical_and", "logical_or", "logical_xor"}
-
 # (dtype1, dtype2) -> promoted dtype, restricted to each category: one lookup checks both.
 _TABLES = {cat: {k: v for k, v in dt.PROMOTION_TABLE.items() if k[0] in dt.CATEGORIES[cat]
-                 and k[1] in dt.CATEGORIES[cat]} for cat in _BINARY_CATEGORIES}
+                 and k[1] in dt.CATEGORIES[cat]} for cat in set(BINARY_CATEGORY.values())}
 
 
 def _scalar_dtype(name: str, value, dtype, category: str):

@@ -9,8 +9,8 @@ import operator
 
 from . import _dtypes as dt
 from ._array_object import Array
-from ._validation import (broadcast_shapes as _broadcast, check_array, normalize_axes, normalize_axis,
-                          same_device)
+from ._validation import (broadcast_shapes as _broadcast, check_array, normalize_axes,
+                          normalize_axis, same_device)
 
 
 def broadcast_shapes(*shapes):

@@ -31,15 +31,15 @@ import operator
 from collections import namedtuple
 
 from . import _dtypes as dt
+from ._backend import LinAlgError
+
+LinAlgError.__module__ = __name__  # users meet it as arrayx.linalg.LinAlgError
 from ._array_object import Array
 from ._linear_algebra_functions import _numeric_pair, matmul, matrix_transpose, tensordot, vecdot
 from ._validation import (broadcast_shapes, check_array, check_dtype_category, normalize_axes,
                           same_device)
 
 
-class LinAlgError(ValueError):
-    """A linear algebra routine failed on its input: a singular matrix (inv, solve), a matrix
-    that is not positive definite (cholesky), or an iteration that did not converge."""
 
 
 EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])

@@ -41,8 +41,8 @@ def main():
     args = ap.parse_args()
     import arrayx as xp
     from arrayx._registry import set_host_fallback
-    from arrayx.cuda import compiler
-    from arrayx.cuda import elementwise as ew
+    from arrayx.cuda.engine import compiler
+    from arrayx.cuda.kernels import elementwise as ew
     set_host_fallback("error")
     H = Harness("arrayx elementwise launch-shape sweep")
     n = 1 << LOG2N

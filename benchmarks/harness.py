@@ -41,7 +41,7 @@ class Harness:
         self.torch = _try("torch")
         if self.torch is not None and not self.torch.cuda.is_available():
             self.torch = None
-        from arrayx.cuda import runtime
+        from arrayx.cuda.engine import runtime
         self.rt = runtime
         self.dev = runtime.get_device(device)
 
@@ -163,7 +163,7 @@ class Harness:
         (cuMemcpyDtoD): the bandwidth ceiling the kernel families are measured against (bytes
         read + written)."""
         import arrayx as xp
-        from arrayx.cuda import elementwise
+        from arrayx.cuda.kernels import elementwise
         src = xp.ones(n, dtype=xp.float32, device="cuda:0")
         dst = xp.empty(n, dtype=xp.float32, device="cuda:0")
         ms = self.gpu_time("arrayx", lambda: elementwise.memcpy_d2d(self.dev, dst._data, src._data),
@@ -246,7 +246,7 @@ def finish_benchmark(H, out_dir: str, stem: str, fields: dict, heading: str, tab
                      notes=()) -> dict:
     """Record the kernels numba compiled in this process, write <out_dir>/<stem>-<date>.json
     (`fields` and that count) and print `heading`, `table` and `notes`; returns the json doc."""
-    from arrayx.cuda import compiler
+    from arrayx.cuda.engine import compiler
     compiled = compiler.compile_count()
     H.record("kernels compiled in this process", "arrayx", compiled, "kernels")
     os.makedirs(out_dir, exist_ok=True)

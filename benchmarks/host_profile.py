@@ -36,7 +36,7 @@ def main():
     args = ap.parse_args()
     import arrayx as xp
     from arrayx._registry import set_host_fallback
-    from arrayx.cuda import runtime
+    from arrayx.cuda.engine import runtime
     set_host_fallback("error")
     n = 1 << args.log2n
     x = xp.asarray(np.random.default_rng(0).standard_normal(n, dtype=np.float32), device="cuda:0")

@@ -36,7 +36,7 @@ from harness import (DATE, comparison_table, finish_benchmark, start_benchmark, 
 def _without_pitched_copies(fn):
     """Run fn with manipulation.copy_into's cuMemcpy2DAsync path off (the strided copy kernel
     instead): the row that says which of the two concat should use for pitched slabs."""
-    from arrayx.cuda import manipulation
+    from arrayx.cuda.kernels import manipulation
     saved = manipulation.MIN_PITCHED_ROW
     manipulation.MIN_PITCHED_ROW = float("inf")
     try:

@@ -39,7 +39,7 @@ def main():
     from torch.profiler import ProfilerActivity, profile
 
     import arrayx as xp
-    from arrayx.cuda import encoder, runtime
+    from arrayx.cuda.engine import encoder, runtime
 
     dev = runtime.get_device(0)
     n = 1 << 28

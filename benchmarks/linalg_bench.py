@@ -56,7 +56,7 @@ class Bench:
         return self.xp.from_dlpack(t), (self.cp.from_dlpack(t) if self.cp is not None else None)
 
     def as_torch(self, x):
-        from arrayx.cuda import runtime
+        from arrayx.cuda.engine import runtime
         runtime.synchronize()
         return self.torch.from_dlpack(x)
 
@@ -117,7 +117,9 @@ class Bench:
     def host_costs(self, a, b, a_t, b_t):
         """Host microseconds per batched product, enqueued 200 times without waiting: the
         namespace call, the primitive, the bare cuBLAS call through nvmath, and PyTorch."""
-        from arrayx.cuda import libraries, linalg, runtime
+        from arrayx.cuda import libraries
+        from arrayx.cuda.kernels import linalg
+        from arrayx.cuda.engine import runtime
         from arrayx._registry import backend_for_kind
         torch = self.torch
         dev = runtime.get_device(0)
@@ -152,7 +154,7 @@ class Bench:
 
     def matvec(self):
         torch, xp = self.torch, self.xp
-        from arrayx.cuda import linalg
+        from arrayx.cuda.kernels import linalg
         n = 16384
         m_t, v_t = torch.randn(n, n, device="cuda"), torch.randn(n, 1, device="cuda")
         (m, _), (v, _) = self.shared(m_t), self.shared(v_t)

@@ -20,14 +20,15 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import numpy as np  # noqa: E402
 
-from arrayx.cuda import compiler, linalg_kernels  # noqa: E402
+from arrayx.cuda.engine import compiler  # noqa: E402
+from arrayx.cuda.kernels.linalg import kernels as linalg_kernels
 
 FLOATS = [np.dtype(d) for d in ("float32", "float64", "complex64", "complex128")]
 
 
 def elementwise_specs() -> list:
-    from arrayx.cuda import elementwise as ew
-    from arrayx.cuda.elementwise_ops import binary_op, cast_op
+    from arrayx.cuda.kernels import elementwise as ew
+    from arrayx.cuda.kernels.elementwise.ops import binary_op, cast_op
     out = []
     f32, f64, c64, c128 = FLOATS
     casts = [(d, d) for d in FLOATS + [np.dtype(np.int64), np.dtype(bool)]]

@@ -50,8 +50,8 @@ SETTINGS = {
 def main():
     import arrayx as xp
     from arrayx._registry import set_host_fallback
-    from arrayx.cuda import compiler
-    from arrayx.cuda import reduce as R
+    from arrayx.cuda.engine import compiler
+    from arrayx.cuda.kernels import reduce as R
     set_host_fallback("error")
     H = Harness("arrayx CUDA reduction knob sweep")
     n = 1 << LOG2N

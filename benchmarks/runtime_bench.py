@@ -64,7 +64,8 @@ F32 = np.dtype("float32")
 def launch_paths(H: Harness):
     """Host cost of a bare pre-packed launch: cuda.bindings vs ctypes libcuda."""
     dev, P, xc = setup()
-    from arrayx.cuda import launcher, elementwise
+    from arrayx.cuda.engine import launcher
+    from arrayx.cuda.kernels import elementwise
     a = P.from_host(dev, np.ones(1000, np.float32), True)
     P.binary("add", a, a, F32)  # compile/load
     kern = elementwise._fast[("add", F32, F32, 0)][0]
@@ -86,7 +87,7 @@ def launch_paths(H: Harness):
             from cuda.core import Device as CDev, LaunchConfig, launch, ObjectCode
         except ImportError:
             from cuda.core.experimental import Device as CDev, LaunchConfig, launch, ObjectCode
-        from arrayx.cuda import compiler
+        from arrayx.cuda.engine import compiler
         spec_key = [k for k in H.dev.modules][0]
         img, fmt, entry = compiler._binaries[spec_key]
         cd = CDev(0)
@@ -107,7 +108,7 @@ def launch_paths(H: Harness):
 def host_cost(H: Harness, n_ops: int):
     """Host cost per small op: add of 1000 float32, many ops then one sync."""
     dev, P, xc = setup()
-    from arrayx.cuda import encoder
+    from arrayx.cuda.engine import encoder
     h = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
     a, b = P.from_host(dev, h, True), P.from_host(dev, h, True)
     res = {}
@@ -154,7 +155,7 @@ def host_cost(H: Harness, n_ops: int):
 def throughput(H: Harness, n: int):
     """2^28 float32 add: arrayx unroll variants, CuPy, PyTorch, device-to-device copy."""
     dev, P, xc = setup()
-    from arrayx.cuda import elementwise
+    from arrayx.cuda.kernels import elementwise
     rng = np.random.default_rng(1)
     h = rng.standard_normal(n).astype(np.float32)
     a, b = P.from_host(dev, h, True), P.from_host(dev, h[::-1].copy(), True)
@@ -317,7 +318,7 @@ def oom(H: Harness):
 FAULT = textwrap.dedent("""
     import time
     from arrayx.cuda import compiler, runtime
-    from arrayx.cuda.compiler import KernelSpec
+    from arrayx.cuda.engine.compiler import KernelSpec
     src = "def bad_store(out, n):\\n    i = cuda.grid(1)\\n    if i < n:\\n        out[i] = 1.0\\n"
     spec = KernelSpec("bad_store", src, "bad_store", ("float32*", "int64"))
     k = compiler.get_kernel(spec, 0)
@@ -404,8 +405,8 @@ def second_process(H: Harness):
 
 @section
 def transfers(H: Harness):
-    from arrayx.cuda import transfer
-    from arrayx.cuda.array import new_array
+    from arrayx.cuda.engine import transfer
+    from arrayx.cuda.engine.array import new_array
     dev, P, xc = setup()
     res = {}
     for mb in (1, 4, 16, 64, 512):
@@ -480,7 +481,8 @@ def main():
     for name, fn in steps:
         if only is None or name in only:
             fn()
-    from arrayx.cuda import encoder, elementwise, launcher
+    from arrayx.cuda.engine import encoder, launcher
+    from arrayx.cuda.kernels import elementwise
     extra = {"summary": [{"item": i, "value": v, "note": n} for i, v, n in SUMMARY],
              "settings": {"submit_mode": encoder.MODE, "batch_ops": encoder.BATCH_OPS,
                           "vec_unroll": elementwise.VEC_UNROLL, "launch_api": launcher.launch_api()}}

@@ -30,8 +30,9 @@ def main():
     a = ap.parse_args()
 
     import arrayx as xp
-    from arrayx.cuda import runtime, scan, transfer
-    from arrayx.cuda.array import new_array
+    from arrayx.cuda.engine import runtime, transfer
+    from arrayx.cuda.kernels import scan
+    from arrayx.cuda.engine.array import new_array
 
     n = 1 << a.log2n
     f32 = np.dtype("float32")

@@ -29,7 +29,7 @@ def main():
     import cupy as cp
 
     import arrayx as xp
-    from arrayx.cuda import scan
+    from arrayx.cuda.kernels import scan
     H = Harness("row-wise cumulative_sum")
     tbs = H.copy_ceiling(1 << 28, 10)["tb_per_s"]
     default = scan.ALIGNED_MIN_VECTORS

@@ -49,7 +49,7 @@ def main():
 
     import arrayx as xp
     from arrayx._registry import set_host_fallback
-    from arrayx.cuda import scan
+    from arrayx.cuda.kernels import scan
     set_host_fallback("error")
     H = Harness("arrayx scan tile sweep")
     n, m = 1 << a.log2n, 1 << a.log2m

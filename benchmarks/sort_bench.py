@@ -76,7 +76,8 @@ def main():
     p.add_argument("--reps", type=int, default=20)
     a = p.parse_args()
     from arrayx._registry import set_host_fallback
-    from arrayx.cuda import compiler, sort
+    from arrayx.cuda.engine import compiler
+    from arrayx.cuda.kernels import sort
     set_host_fallback("error")
     H = Harness("arrayx CUDA sort and sets")
     n = 1 << a.log2n

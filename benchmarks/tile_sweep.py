@@ -88,9 +88,9 @@ def main():
 
     import arrayx as xp
     from arrayx._registry import set_host_fallback
-    from arrayx.cuda import compiler
-    from arrayx.cuda import elementwise as ew
-    from arrayx.cuda import elementwise_ops as ops
+    from arrayx.cuda.engine import compiler
+    from arrayx.cuda.kernels import elementwise as ew
+    from arrayx.cuda.kernels.elementwise import ops as ops
     from arrayx.cuda.precompile import _one
     set_host_fallback("error")
     H = Harness("arrayx transposing tile sweep")

@@ -7,7 +7,8 @@ it).
 
 from .._backend import PRIMITIVES
 from .._registry import register_backend
-from . import creation, elementwise, linalg, fft, manipulation, statistical, searching, sorting, sets
+from . import (creation, elementwise, linalg, fft, manipulation, statistical, searching, sorting,
+               sets)
 
 _MODULES = (creation, elementwise, manipulation, statistical, searching, sorting, sets, linalg, fft)
 

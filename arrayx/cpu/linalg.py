@@ -11,6 +11,7 @@ import functools
 import numpy as np
 import numpy.linalg as npl
 
+from .._backend import LinAlgError
 from .._dtypes import complex_dtype_of, real_dtype_of
 
 
@@ -20,7 +21,6 @@ def _translate_errors(fn):
         try:
             return fn(*args)
         except npl.LinAlgError as exc:
-            from ..linalg import LinAlgError
             raise LinAlgError(f"{fn.__name__}(): {exc}") from None
 
     return wrapper

@@ -32,12 +32,14 @@ Modules, one per concern:
 from __future__ import annotations
 
 from .._registry import register_backend
-from . import (fft as _fft, indexing as _indexing, linalg as _linalg, manipulation as _manipulation,
-               primitives as _primitives, reduce as _reduce, scan as _scan, search as _search,
-               sets as _sets, sort as _sort)
-from .runtime import (CudaContextLost, CudaError, CudaKernelError, Event, Stream,  # noqa: F401
-                      device_count, synchronize, unavailable_reason)
-from .array import CudaArray  # noqa: F401
+from .kernels import (fft as _fft, gather_scatter as _indexing, linalg as _linalg,
+                      manipulation as _manipulation, reduce as _reduce, scan as _scan,
+                      search as _search, sort as _sort)
+from . import primitives as _primitives
+from .kernels.sort import sets as _sets
+from .engine.runtime import (CudaContextLost, CudaError, CudaKernelError, Event, Stream,  # noqa: F401
+                             device_count, synchronize, unavailable_reason)
+from .engine.array import CudaArray  # noqa: F401
 
 register_backend("cuda", {**_primitives.PRIMITIVES, **_linalg.PRIMITIVES, **_fft.PRIMITIVES,
                           **_reduce.PRIMITIVES, **_scan.PRIMITIVES, **_search.PRIMITIVES,
@@ -51,30 +53,30 @@ def is_available() -> bool:
 
 def get_device(index: int = 0):
     """Runtime information of a device (name, compute capability, total memory...)."""
-    from .runtime import get_device as _get
+    from .engine.runtime import get_device as _get
     return _get(index)
 
 
 def current_stream(device: int = 0) -> Stream:
     """The stream arrayx queues work for `device` on (``with stream:`` changes it)."""
-    from .runtime import current_stream as _cs
+    from .engine.runtime import current_stream as _cs
     return _cs(device)
 
 
 def memory_stats(device: int = 0) -> dict:
     """Allocator statistics in bytes: active, peak, cached, reserved, limits, counters."""
-    from .runtime import get_device as _get
+    from .engine.runtime import get_device as _get
     return _get(device).allocator.stats()
 
 
 def reset_peak_memory(device: int = 0) -> None:
-    from .runtime import get_device as _get
+    from .engine.runtime import get_device as _get
     _get(device).allocator.reset_peak()
 
 
 def clear_cache(device: int | None = None) -> None:
     """Return cached device memory to the driver (all initialised devices by default)."""
-    from . import runtime
+    from .engine import runtime
     for dev in ([runtime.get_device(device)] if device is not None else
                 [d for d in runtime._devices if d is not None]):
         runtime._tls_activate(dev)
@@ -84,7 +86,7 @@ def clear_cache(device: int | None = None) -> None:
 def set_memory_limit(limit, device: int = 0) -> int:
     """Cap the device memory arrayx holds: bytes (int) or a fraction of the device (float <= 1).
     Returns the previous limit in bytes."""
-    from .runtime import get_device as _get
+    from .engine.runtime import get_device as _get
     dev = _get(device)
     if isinstance(limit, float) and limit <= 1.0:
         limit = int(limit * dev.total_memory)
@@ -92,28 +94,28 @@ def set_memory_limit(limit, device: int = 0) -> int:
 
 
 def set_cache_limit(limit: int, device: int = 0) -> int:
-    from .runtime import get_device as _get
+    from .engine.runtime import get_device as _get
     return _get(device).allocator.set_cache_limit(int(limit))
 
 
 def compile_count() -> int:
     """Kernels numba compiled in this process (0 when the kernel caches served everything)."""
-    from .compiler import compile_count as _cc
+    from .engine.compiler import compile_count as _cc
     return _cc()
 
 
 def kernel_cache_stats() -> dict:
-    from .compiler import stats
+    from .engine.compiler import stats
     return stats()
 
 
 def set_submit_mode(mode: str) -> None:
     """'direct' (launch at once) or 'graph' (a CUDA graph per batch)."""
-    from .encoder import set_mode
+    from .engine.encoder import set_mode
     set_mode(mode)
 
 
 def set_batch_size(ops: int | None = None, nbytes: int | None = None) -> None:
     """Launches (and/or bytes touched) per encoder batch: one completion event per batch."""
-    from .encoder import set_batch
+    from .engine.encoder import set_batch
     set_batch(ops, nbytes)

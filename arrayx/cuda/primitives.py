@@ -10,10 +10,12 @@ import operator
 
 import numpy as np
 
-from . import dlpack, elementwise, indexing, layout, transfer
-from . import elementwise_ops as ops
-from .array import CudaArray, c_strides, new_array
-from . import runtime
+from .engine import dlpack, layout, transfer
+from .kernels import elementwise, gather_scatter as indexing
+from .kernels.elementwise import ops as ops
+from .engine.array import CudaArray, c_strides, new_array
+from .engine import runtime
+from .._backend import unary_result_dtype
 
 
 _I64 = np.dtype("int64")
@@ -123,7 +125,6 @@ def _unary_plan(name, dtype):
     ("launch", Op)."""
     plan = _unary_plans.get((name, dtype))
     if plan is None:
-        from .._elementwise_functions import unary_result_dtype
         out_dt = unary_result_dtype(name, dtype)
         constant = ops.constant_unary(name, dtype)
         if ops.is_identity_unary(name, dtype):

@@ -20,7 +20,7 @@ from cuda_sim import NUMPY_TYPES, Ptr, launch, vload  # first: numba.cuda become
 from numba import cuda
 from numpy.lib.stride_tricks import as_strided
 
-from arrayx.cuda import reduce as R
+from arrayx.cuda.kernels import reduce as R
 
 _tickets_lock = threading.Lock()
 

@@ -28,8 +28,9 @@ import numpy as np
 from cuda_sim import NUMPY_TYPES, Ptr, launch, vload, vstore  # first: numba.cuda -> simulator
 from numba import cuda
 
-from arrayx.cuda import compiler, elementwise, runtime, scan, transfer
-from arrayx.cuda.array import CudaArray
+from arrayx.cuda.engine import compiler, runtime, transfer
+from arrayx.cuda.kernels import elementwise, scan
+from arrayx.cuda.engine.array import CudaArray
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_indexing_host import Heap  # noqa: E402

@@ -9,9 +9,10 @@ arguments are checked against NumPy here; the GPU suite checks the same on the d
 import numpy as np
 import pytest
 
-from arrayx.cuda import elementwise, runtime
-from arrayx.cuda import elementwise_ops as ops
-from arrayx.cuda.array import CudaArray
+from arrayx.cuda.kernels import elementwise
+from arrayx.cuda.engine import runtime
+from arrayx.cuda.kernels.elementwise import ops as ops
+from arrayx.cuda.engine.array import CudaArray
 from test_indexing_host import Heap, run_kernel
 
 F32 = np.dtype("float32")

@@ -15,10 +15,9 @@ import pytest
 
 numba = pytest.importorskip("numba")
 
-from arrayx._elementwise_functions import (BINARY_CATEGORY, UNARY_CATEGORY,  # noqa: E402
-                                           unary_result_dtype)
+from arrayx._elementwise_functions import BINARY_CATEGORY, UNARY_CATEGORY, unary_result_dtype  # noqa: E402
 from arrayx.cpu import elementwise as cpu  # noqa: E402
-from arrayx.cuda import elementwise_ops as ops  # noqa: E402
+from arrayx.cuda.kernels.elementwise import ops as ops  # noqa: E402
 
 CATEGORY = {
     "numeric": "iufc", "floating-point": "fc", "real floating": "f", "real numeric": "iuf",

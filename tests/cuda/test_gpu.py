@@ -62,11 +62,11 @@ def test_roundtrip(P, dev, rng, dtype, shape):
 
 
 def test_roundtrip_large_and_staged(P, dev, rng):
-    from arrayx.cuda import transfer
+    from arrayx.cuda.engine import transfer
     h = rng.standard_normal(5_000_000).astype(np.float32)
     d = P.from_host(dev, h, True)
     np.testing.assert_array_equal(P.to_host(d), h)
-    dev_rt = __import__("arrayx.cuda.runtime", fromlist=["x"]).get_device(0)
+    dev_rt = __import__("arrayx.cuda.engine.runtime", fromlist=["x"]).get_device(0)
     out = np.empty_like(h)
     transfer.h2d(dev_rt, d.ptr, h[::-1].copy().ctypes.data, h.nbytes, staged=True)
     transfer.d2h(dev_rt, out.ctypes.data, d.ptr, h.nbytes, staged=True)
@@ -207,7 +207,7 @@ def test_transposed_copy_and_cast_use_tiles(P, dev, rng, monkeypatch, dtype, to,
     """x.T, x[1:, 1:].T and x[::-1].T made contiguous and cast: the transposing tile, with
     vectors where every input and output row starts on a vector boundary (sides multiples of
     the vector, not the offset view), else one element at a time; whole and partial tiles."""
-    from arrayx.cuda import elementwise
+    from arrayx.cuda.kernels import elementwise
     dt, to = np.dtype(dtype), np.dtype(to)
     a = rand(rng, dtype, shape)
     d = P.from_host(dev, a, True)
@@ -363,7 +363,7 @@ def test_memory_limit_setting(P, dev):
 
 def test_encoder_keeps_temporaries_until_gpu_done(P, dev, rng):
     import arrayx.cuda as xc
-    from arrayx.cuda import runtime
+    from arrayx.cuda.engine import runtime
     xc.synchronize()
     enc = runtime.get_device(0).stream.encoder
     a = P.from_host(dev, rand(rng, "float32", 1 << 22), True)
@@ -384,7 +384,7 @@ def test_loops_of_copies_and_products_reuse_memory(P, dev, rng):
     """Copies and library calls are held like launches: their batches commit, and a loop of
     them without a sync recycles its buffers instead of allocating each from the driver."""
     import arrayx as xp
-    from arrayx.cuda import runtime
+    from arrayx.cuda.engine import runtime
     alloc = runtime.get_device(0).allocator
     h = rand(rng, "float32", (64, 32, 32))
     a = xp.asarray(h, device="cuda:0")
@@ -400,7 +400,7 @@ def test_loops_of_copies_and_products_reuse_memory(P, dev, rng):
 
 def test_graph_mode_matches_direct(P, dev, rng):
     import arrayx.cuda as xc
-    from arrayx.cuda import encoder
+    from arrayx.cuda.engine import encoder
     h = rand(rng, "float32", 5000)
     a = P.from_host(dev, h, True)
     old = encoder.MODE
@@ -517,7 +517,7 @@ def _run(code, env=None):
 FAULT = """
 import numpy as np
 from arrayx.cuda import compiler, runtime
-from arrayx.cuda.compiler import KernelSpec
+from arrayx.cuda.engine.compiler import KernelSpec
 src = "def bad_store(out, n):\\n    i = cuda.grid(1)\\n    if i < n:\\n        out[i] = 1.0\\n"
 spec = KernelSpec("bad_store", src, "bad_store", ("float32*", "int64"))
 k = compiler.get_kernel(spec, 0)

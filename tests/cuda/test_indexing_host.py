@@ -12,8 +12,8 @@ GPU suite checks the same on the device.
 import numpy as np
 import pytest
 
-from arrayx.cuda import elementwise, indexing, manipulation
-from arrayx.cuda.array import Buffer, CudaArray, c_strides
+from arrayx.cuda.kernels import elementwise, gather_scatter as indexing, manipulation
+from arrayx.cuda.engine.array import Buffer, CudaArray, c_strides
 from arrayx.cuda.primitives import basic_view
 
 

@@ -125,7 +125,7 @@ def test_matmul_empty_and_zero_k(B, dev):
 
 
 def test_tf32_setting(B, dev, rng):
-    from arrayx.cuda import linalg
+    from arrayx.cuda.kernels import linalg
     ha, hb = rand(rng, (256, 256), "float32"), rand(rng, (256, 256), "float32")
     exact = hi(ha) @ hi(hb)
     assert rel_err(get(B, B.matmul(put(B, dev, ha), put(B, dev, hb))), exact) < 1e-5
@@ -270,5 +270,5 @@ def test_fft_views_and_plan_cache(B, dev, rng, monkeypatch):
         for v, hv in views:
             got = get(B, B.fft("fft", v, n, 1, "backward"))
             assert rel_err(got, np.fft.fft(hv, n=n, axis=1)) < 1e-12
-    from arrayx.cuda import runtime
+    from arrayx.cuda.engine import runtime
     assert len(libraries.for_device(runtime.get_device(0)).plans) <= 2

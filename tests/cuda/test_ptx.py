@@ -13,12 +13,11 @@ import pytest
 
 pytest.importorskip("numba.cuda")
 
-from arrayx._elementwise_functions import (BINARY_CATEGORY, UNARY_CATEGORY,  # noqa: E402
-                                           unary_result_dtype)
-from arrayx.cuda import compiler, layout  # noqa: E402
-from arrayx.cuda import elementwise_ops as ops  # noqa: E402
-from arrayx.cuda.elementwise import kernel_spec  # noqa: E402
-from arrayx.cuda.precompile import KINDS  # noqa: E402
+from arrayx._elementwise_functions import BINARY_CATEGORY, UNARY_CATEGORY, unary_result_dtype  # noqa: E402
+from arrayx.cuda.engine import compiler, layout  # noqa: E402
+from arrayx.cuda.kernels.elementwise import ops as ops  # noqa: E402
+from arrayx.cuda.kernels.elementwise import kernel_spec  # noqa: E402
+from arrayx._dtypes import CATEGORIES  # noqa: E402
 
 CC = (9, 0)
 B = np.dtype(bool)
@@ -59,7 +58,7 @@ def _vec_spec(name, op, kinds, dtypes):
 
 def _families():
     for name, cat in sorted(UNARY_CATEGORY.items()):
-        dt = next((d for d in PREFERRED if d.kind in KINDS[cat]
+        dt = next((d for d in PREFERRED if d in CATEGORIES[cat]
                    and not ops.is_identity_unary(name, d) and ops.constant_unary(name, d) is None),
                   None)
         if dt is None:  # positive: a copy, no kernel of its own
@@ -67,7 +66,7 @@ def _families():
         yield pytest.param(name, ops.unary_op(name, dt, unary_result_dtype(name, dt)), ("a",),
                            (dt,), id=f"{name}-{dt}")
     for name, cat in sorted(BINARY_CATEGORY.items()):
-        dt = next(d for d in PREFERRED if d.kind in KINDS[cat])
+        dt = next(d for d in PREFERRED if d in CATEGORIES[cat])
         yield pytest.param(name, ops.binary_op(name, dt), ("a", "a"), (dt, dt), id=f"{name}-{dt}")
     yield pytest.param("cast", ops.cast_op(F32, np.dtype("float64")), ("a",), (F32,),
                        id="astype-float32-float64")
@@ -134,7 +133,7 @@ def test_strided_kernel_uses_32_bit_division():
 def _tile_specs(monkeypatch, src, dst):
     """The transposing tile's kernels for a cast, vectors first, with 16-byte vectors whatever
     the module's default."""
-    from arrayx.cuda import elementwise
+    from arrayx.cuda.kernels import elementwise
     monkeypatch.setattr(elementwise, "TILE_VECTOR_BYTES", 16)
     src, dst = np.dtype(src), np.dtype(dst)
     return elementwise.tile_specs("cast", ops.cast_op(src, dst), ("a",), (src,))
@@ -192,7 +191,7 @@ def test_entry_name_and_cubin_link():
 # --- sort, unique, isin (arrayx/cuda/sort.py, sets.py) -----------------------------------------
 
 def test_sort_and_set_kernels_compile_without_local_memory():
-    from arrayx.cuda import sets
+    from arrayx.cuda.kernels.sort import sets
     for spec in sets.precompile_specs():
         ptx = _ptx(spec)
         assert ".local" not in ptx, spec.name
@@ -204,7 +203,7 @@ def test_sort_and_set_kernels_compile_without_local_memory():
 
 
 def test_isin_search_is_a_loop_over_global_loads():
-    from arrayx.cuda import sets
+    from arrayx.cuda.kernels.sort import sets
     ptx = _ptx(sets.isin_search_spec(np.dtype("complex128")))
     assert "ld.global.u64" in ptx and "st.global.u8" in ptx and ".local" not in ptx
 
@@ -212,7 +211,7 @@ def test_isin_search_is_a_loop_over_global_loads():
 # ---- reductions (arrayx/cuda/reduce.py) ----------------------------------------------------
 
 def _reduce_specs():
-    from arrayx.cuda.reduce import Op, column_spec, group_spec
+    from arrayx.cuda.kernels.reduce import Op, column_spec, group_spec
     c64, u8, u64 = np.dtype("complex64"), np.dtype("uint8"), np.dtype("uint64")
     yield "sum-contig", group_spec(Op("sum", F32, F32), "contig", 256, 4, True, 1, 0, False, 32)
     yield "sum-column", column_spec(Op("sum", F32, F32), 4, True, False)
@@ -229,7 +228,7 @@ def _reduce_specs():
 
 @pytest.mark.parametrize("name, spec", list(_reduce_specs()), ids=lambda v: v if isinstance(v, str) else "")
 def test_reduce_kernels_compile_without_local_memory(name, spec):
-    from arrayx.cuda.reduce import LOAD_HINT
+    from arrayx.cuda.kernels.reduce import LOAD_HINT
     ptx = _ptx(spec)
     assert ".local" not in ptx
     if name == "sum-contig":
@@ -245,7 +244,7 @@ def _split_reduce_specs():
     """The fused split kernels (one launch, the last block folds the partials) of the commonest
     single-call reductions: the all-reduce and argmax of float32, mean of float64, and column
     sums of float32."""
-    from arrayx.cuda.reduce import Op, column_spec, group_spec
+    from arrayx.cuda.kernels.reduce import Op, column_spec, group_spec
     F64 = np.dtype("float64")
     yield "sum-f32-contig", group_spec(Op("sum", F32, F32), "contig", 256, 4, True, 1, 0, True, 32)
     yield "argmax-f32-contig", group_spec(Op("argmax", F32, I64), "contig", 256, 4, True, 1, 0,
@@ -262,7 +261,7 @@ def test_split_reduce_kernels_fold_in_the_last_block(name, spec):
     """The partial is fenced before the ticket (membar.gl, then atom.global.add.u32), the fold
     reads partials through L2 (ld.global.cg) after the barrier, the counter is reset, nothing
     spills, and the contiguous main loop keeps its 16-byte loads."""
-    from arrayx.cuda.reduce import LOAD_HINT
+    from arrayx.cuda.kernels.reduce import LOAD_HINT
     ptx = _ptx(spec)
     assert ".local" not in ptx
     lines = [line.strip() for line in ptx.splitlines()]
@@ -278,7 +277,7 @@ def test_split_reduce_kernels_fold_in_the_last_block(name, spec):
     if name == "sum-f32-column":
         assert "ld.global.v4.f32" in ptx
     if "column" in name:  # registers capped so that COLUMN_SPLIT_BLOCKS_PER_SM blocks fit
-        from arrayx.cuda.reduce import BLOCK, COLUMN_SPLIT_BLOCKS_PER_SM
+        from arrayx.cuda.kernels.reduce import BLOCK, COLUMN_SPLIT_BLOCKS_PER_SM
         assert spec.launch_bounds == (BLOCK, COLUMN_SPLIT_BLOCKS_PER_SM)
         assert f".maxntid {BLOCK}" in ptx
         assert f".minnctapersm {COLUMN_SPLIT_BLOCKS_PER_SM}" in ptx
@@ -286,7 +285,7 @@ def test_split_reduce_kernels_fold_in_the_last_block(name, spec):
 
 # --- gather/scatter (indexing.py) and repeat (manipulation.py) -----------------------------
 def _gather_spec(*args):
-    from arrayx.cuda import indexing
+    from arrayx.cuda.kernels import gather_scatter as indexing
     return indexing.kernel_spec(*args)
 
 
@@ -330,7 +329,7 @@ def test_nd_kernels_of_many_dims_and_64_bit_coordinates():
 
 
 def test_repeat_kernels_compile():
-    from arrayx.cuda import manipulation
+    from arrayx.cuda.kernels import manipulation
     for spec in manipulation.kernel_specs():
         assert ".local" not in _ptx(spec)
 
@@ -340,7 +339,7 @@ def test_repeat_kernels_compile():
 @pytest.mark.parametrize("segmented, lookback_warp", [(True, False), (False, False),
                                                       (False, True)])
 def test_row_scan_float32_moves_vectors_and_uses_relaxed_status_words(segmented, lookback_warp):
-    from arrayx.cuda import scan
+    from arrayx.cuda.kernels import scan
     ptx = _ptx(scan.row_spec("sum", F32, F32, False, "v", "v", 32, segmented,
                              lookback_warp=lookback_warp))
     ops_seen = _mem_ops(ptx)
@@ -359,7 +358,7 @@ def test_row_scan_float32_moves_vectors_and_uses_relaxed_status_words(segmented,
 
 
 def test_row_scan_prefetches_a_later_tile_only_when_read_by_vectors():
-    from arrayx.cuda import scan
+    from arrayx.cuda.kernels import scan
     # 256 x 11 x 4 float32 a tile read and written (90112 bytes), PREFETCH_BYTES (8 MiB) ahead
     plain = scan.row_spec("sum", F32, F32, False, "v", "v", 32, segmented=False)
     ahead = scan.PREFETCH_BYTES // (256 * 11 * 4 * 8)
@@ -378,7 +377,7 @@ def test_row_scan_prefetches_a_later_tile_only_when_read_by_vectors():
 
 
 def test_row_scan_trace_stamps_each_phase_once_and_only_when_asked():
-    from arrayx.cuda import scan
+    from arrayx.cuda.kernels import scan
     traced = scan.row_spec("sum", F32, F32, False, "v", "v", 32, segmented=False, trace=True)
     plain = scan.row_spec("sum", F32, F32, False, "v", "v", 32, segmented=False)
     assert traced.source.count("= globaltimer()") == len(scan.TRACE_PHASES)
@@ -389,7 +388,7 @@ def test_row_scan_trace_stamps_each_phase_once_and_only_when_asked():
 
 
 def test_fused_mask_selection_reads_x_vectors():
-    from arrayx.cuda import scan
+    from arrayx.cuda.kernels import scan
     ptx = _ptx(scan.row_spec("sum", B, np.dtype("int32"), True, "v", "v", 32, False, "uint32"))
     ops_seen = _mem_ops(ptx)
     assert "ld.global.u32" in ops_seen and "ld.global.v4.u32" in ops_seen, ops_seen
@@ -404,7 +403,7 @@ def test_fused_mask_selection_reads_x_vectors():
     ("sum", "float64", "complex128", "vv", 32),
 ])
 def test_row_scan_kernels_compile_without_local_memory(op, src, dst, kinds, bits):
-    from arrayx.cuda import scan
+    from arrayx.cuda.kernels import scan
     ptx = _ptx(scan.row_spec(op, np.dtype(src), np.dtype(dst), False, kinds[0], kinds[1], bits))
     assert ".local" not in ptx
     if kinds == "vv" and np.dtype(dst).itemsize == 16:
@@ -412,7 +411,7 @@ def test_row_scan_kernels_compile_without_local_memory(op, src, dst, kinds, bits
 
 
 def test_flag_scan_reads_mask_words_and_writes_rank_vectors():
-    from arrayx.cuda import scan
+    from arrayx.cuda.kernels import scan
     ptx = _ptx(scan.row_spec("sum", B, np.dtype("int32"), True, "v", "v", 32))
     ops_seen = _mem_ops(ptx)
     assert "ld.global.u32" in ops_seen and "st.global.v4.u32" in ops_seen, ops_seen
@@ -420,7 +419,7 @@ def test_flag_scan_reads_mask_words_and_writes_rank_vectors():
 
 
 def test_mask_and_nonzero_kernels():
-    from arrayx.cuda import scan
+    from arrayx.cuda.kernels import scan
     I32 = np.dtype("int32")
     ptx = _ptx(scan.compact_spec("uint32", I32, 4))
     assert "ld.global.v4.u32" in ptx and ".local" not in ptx  # x and the ranks as vectors
@@ -433,6 +432,6 @@ def test_mask_and_nonzero_kernels():
 
 @pytest.mark.parametrize("dtype", ["float32", "int64", "uint8"])
 def test_searchsorted_kernels(dtype):
-    from arrayx.cuda import search
+    from arrayx.cuda.kernels import search
     for side in ("left", "right"):
         assert ".local" not in _ptx(search.kernel_spec(np.dtype(dtype), side))

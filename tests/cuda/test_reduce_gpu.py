@@ -26,7 +26,8 @@ def _host(x):
 
 
 def _plan_of(name, x, axes, order_free=True, out_dt=None):
-    from arrayx.cuda import reduce as R, runtime
+    from arrayx.cuda.kernels import reduce as R
+    from arrayx.cuda.engine import runtime
     a = x._data
     dev = runtime.get_device(0)
     out_dt = np.dtype(out_dt or a.dtype)

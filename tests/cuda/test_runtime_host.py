@@ -11,9 +11,9 @@ import types
 import numpy as np
 import pytest
 
-from arrayx.cuda import allocator as al
-from arrayx.cuda import layout
-from arrayx.cuda.array import c_strides, is_c_contiguous
+from arrayx.cuda.engine import allocator as al
+from arrayx.cuda.engine import layout
+from arrayx.cuda.engine.array import c_strides, is_c_contiguous
 
 
 # ---- layout ------------------------------------------------------------------------------
@@ -256,7 +256,7 @@ class FakeStreamDriver:
 
 @pytest.fixture
 def fake_streams(monkeypatch):
-    from arrayx.cuda import runtime
+    from arrayx.cuda.engine import runtime
     driver = FakeStreamDriver()
     device = types.SimpleNamespace(index=0)
     monkeypatch.setattr(runtime, "_driver", driver)
@@ -293,9 +293,9 @@ def test_wrappers_of_one_foreign_stream_share_scratch_while_one_lives(fake_strea
 # ---- kernel template and cache key -------------------------------------------------------
 
 def test_cache_key_depends_on_everything():
-    from arrayx.cuda import compiler
-    from arrayx.cuda.elementwise import kernel_spec
-    from arrayx.cuda.elementwise_ops import binary_op
+    from arrayx.cuda.engine import compiler
+    from arrayx.cuda.kernels.elementwise import kernel_spec
+    from arrayx.cuda.kernels.elementwise.ops import binary_op
     f32 = np.dtype("float32")
     s1 = kernel_spec("add", binary_op("add", f32), ("a", "a"), (f32, f32), "vec", 4, 2)
     s2 = kernel_spec("subtract", binary_op("subtract", f32), ("a", "a"), (f32, f32), "vec", 4, 2)

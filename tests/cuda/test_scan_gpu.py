@@ -27,7 +27,8 @@ def _check_cumsum(rng, n, dtype="float32"):
 
 
 def test_scans_of_changing_sizes_reuse_the_status_area(rng):
-    from arrayx.cuda import runtime, scan
+    from arrayx.cuda.engine import runtime
+    from arrayx.cuda.kernels import scan
     tile = scan.SCAN_BLOCK * scan.ONE_ROW_VECTORS * 4  # float32 elements a tile of one row
     dev = runtime.get_device(0)
     # a few tiles, then more than the area held (it grows), then fewer again over the words of
@@ -54,7 +55,8 @@ def test_scans_of_changing_sizes_reuse_the_status_area(rng):
 
 
 def test_epoch_limit_starts_a_fresh_area(rng, monkeypatch):
-    from arrayx.cuda import runtime, scan
+    from arrayx.cuda.engine import runtime
+    from arrayx.cuda.kernels import scan
     dev = runtime.get_device(0)
     monkeypatch.setattr(scan, "EPOCH_LIMIT", 2)
     areas = []  # the arrays themselves: an id() of a freed one could come back
@@ -68,7 +70,7 @@ def test_epoch_limit_starts_a_fresh_area(rng, monkeypatch):
 
 def test_scans_on_a_user_stream(rng):
     import arrayx.cuda as xc
-    from arrayx.cuda import scan
+    from arrayx.cuda.kernels import scan
     s = xc.Stream(0)
     with s:
         _check_cumsum(rng, 300_000)
@@ -81,7 +83,7 @@ def test_scans_on_a_user_stream(rng):
 def _row_scan_keys(monkeypatch):
     """The kernel cache keys of the row scans launched from now on (scan.row_scan's keys end
     with the aligned-row vectors a thread, 0 for the segmented or one-row kernel)."""
-    from arrayx.cuda import compiler
+    from arrayx.cuda.engine import compiler
     keys = []
     cached_kernel = compiler.cached_kernel
 

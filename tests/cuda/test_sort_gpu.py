@@ -28,7 +28,7 @@ def test_memory_returns_to_start(rng):
 
 
 def test_algorithms_are_built_once(rng):
-    from arrayx.cuda import sort
+    from arrayx.cuda.kernels import sort
     x = xp.asarray(rng.normal(size=1000).astype(np.float64), device="cuda:0")
     xp.argsort(x)
     built = dict(sort._algorithms)

@@ -13,8 +13,9 @@ import pytest
 
 numba = pytest.importorskip("numba")
 
-from arrayx.cuda import elementwise_ops as ops  # noqa: E402
-from arrayx.cuda import sets, sort  # noqa: E402
+from arrayx.cuda.kernels.elementwise import ops as ops  # noqa: E402
+from arrayx.cuda.kernels.sort import sets  # noqa: E402
+from arrayx.cuda.kernels import sort
 
 REAL = [np.dtype(d) for d in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
                               "uint32", "uint64", "float32", "float64")]

@@ -32,13 +32,13 @@ def _check_sum_and_cumsum(h):
 
 
 def _scratch_keys():
-    from arrayx.cuda import reduce, scan
+    from arrayx.cuda.kernels import reduce, scan
     return reduce.SPLIT_SCRATCH, (scan.STATUS_SCRATCH, scan.status_words(F32))
 
 
 def test_a_new_stream_has_scratch_of_its_own_freed_with_it(rng):
     import arrayx.cuda as xc
-    from arrayx.cuda import runtime
+    from arrayx.cuda.engine import runtime
     split, status = _scratch_keys()
     h = rng.standard_normal(1 << 24, dtype=np.float32)
     _check_sum_and_cumsum(h)  # on the default stream, which now holds both scratches
@@ -73,7 +73,7 @@ def _sum_and_cumsum_through_two_wrappers(handle, h):
 
 
 def test_wrappers_of_one_foreign_stream_share_its_scratch(rng):
-    from arrayx.cuda import runtime
+    from arrayx.cuda.engine import runtime
     d = runtime.driver()
     runtime.get_device(0)
     handle = runtime.check(d.cuStreamCreate(d.CUstream_flags.CU_STREAM_NON_BLOCKING.value),

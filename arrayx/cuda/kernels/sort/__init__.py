@@ -50,9 +50,11 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from . import compiler, elementwise, libraries, runtime
-from .array import CudaArray, new_array
-from .elementwise_ops import Op, arange_op
+from ...engine import compiler, runtime
+from .. import elementwise
+from ... import libraries
+from ...engine.array import CudaArray, new_array
+from ..elementwise.ops import Op, arange_op
 
 I32 = np.dtype(np.int32)
 I64 = np.dtype(np.int64)

@@ -28,7 +28,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .array import new_array
+from ..engine.array import new_array
 
 PLAN_CACHE_SIZE = 32
 
@@ -179,11 +179,11 @@ def check_info(info, fname: str, failure: str) -> None:
     """Wait for the stream and read `info`: a positive entry (the matrix property the routine
     needs does not hold) raises LinAlgError; a negative one (an argument cuSOLVER rejected) is a
     bug in arrayx and raises RuntimeError."""
-    from .transfer import to_host
+    from ..engine.transfer import to_host
     values = to_host(info)
     if (values < 0).any():
         raise RuntimeError(f"{fname}(): cuSOLVER rejected argument {-int(values.min())} "
                            f"(an arrayx bug; please report it)")
     if (values > 0).any():
-        from ..linalg import LinAlgError
+        from ..._backend import LinAlgError
         raise LinAlgError(f"{fname}(): {failure}")

@@ -147,7 +147,7 @@ def to_host(a: CudaArray) -> np.ndarray:
     """A new NumPy array with the data of `a` (waits for the work that produces it)."""
     dev = runtime.get_device(a.device_index)
     if not a.c_contig:
-        from .elementwise import copy
+        from ..kernels.elementwise import copy
         a = copy(a)
     out = np.empty(a.shape, a.dtype)
     if a.size:
@@ -167,5 +167,5 @@ def write_from_host(a: CudaArray, host: np.ndarray):
             dev.stream.encoder.hold(a.buffer)
         return
     tmp = from_host(dev.index, host)
-    from .elementwise import assign
+    from ..kernels.elementwise import assign
     assign(a, tmp)

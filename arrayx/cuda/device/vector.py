@@ -21,6 +21,8 @@ from numba import cuda, types
 from numba.core.extending import intrinsic
 
 WIDTHS = (1, 2, 4, 8, 16)
+__all__ = ["vload1", "vload2", "vload4", "vload8", "vload16",
+           "vstore1", "vstore2", "vstore4", "vstore8", "vstore16", "trap"]
 
 
 def _lanes(context, T):
@@ -179,35 +181,5 @@ def cgutils_get_or_insert(module, fnty, name):
     return fn
 
 
-VLOAD = {n: make_vload(n) for n in WIDTHS}
-VSTORE = {n: make_vstore(n) for n in WIDTHS}
-
-# numba element types of the arrayx dtypes; bool is stored as uint8 in kernels (its numba data
-# model is i8 but its value model i1; a uint8 pointer keeps loads and stores plain bytes).
-ELEMENT_TYPES = {
-    "bool": types.uint8, "int8": types.int8, "int16": types.int16, "int32": types.int32,
-    "int64": types.int64, "uint8": types.uint8, "uint16": types.uint16, "uint32": types.uint32,
-    "uint64": types.uint64, "float32": types.float32, "float64": types.float64,
-    "complex64": types.complex64, "complex128": types.complex128,
-}
-
-
-def kernel_namespace() -> dict:
-    """Globals for generated kernel source: cuda, libdevice (the CUDA math library), the numba
-    scalar types, vloadN/vstoreN, trap."""
-    from numba.cuda import libdevice
-    ns = {"cuda": cuda, "libdevice": libdevice, "trap": trap, "boolean": types.boolean}
-    for name, t in ELEMENT_TYPES.items():
-        if name != "bool":
-            ns[name] = t
-    for n in WIDTHS:
-        ns[f"vload{n}"] = VLOAD[n]
-        ns[f"vstore{n}"] = VSTORE[n]
-    return ns
-
-
-def numba_type(code: str):
-    """Parse an argument type code of a kernel signature: 'float32*' (pointer) or 'int64'."""
-    if code.endswith("*"):
-        return types.CPointer(ELEMENT_TYPES[code[:-1]])
-    return ELEMENT_TYPES[code] if code != "bool" else types.uint8
+vload1, vload2, vload4, vload8, vload16 = (make_vload(n) for n in WIDTHS)
+vstore1, vstore2, vstore4, vstore8, vstore16 = (make_vstore(n) for n in WIDTHS)

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import compiler, elementwise, layout, runtime
-from .array import new_array
-from .elementwise_ops import PREAMBLE
+from ...engine import compiler, layout, runtime
+from .. import elementwise
+from ...engine.array import new_array
+from ..elementwise.ops import PREAMBLE
 
 BLOCK = 256
 _I64 = np.dtype("int64")
@@ -78,5 +79,5 @@ PRIMITIVES = {"searchsorted": searchsorted}
 
 def precompile_specs():
     """Both sides of every real dtype."""
-    from .precompile import DTYPES
+    from ...._dtypes import all_dtypes as DTYPES
     return [kernel_spec(dt, side) for dt in DTYPES if dt.kind in "iuf" for side in ("left", "right")]

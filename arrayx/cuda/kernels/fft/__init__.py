@@ -20,8 +20,10 @@ import math
 
 import numpy as np
 
-from . import elementwise, libraries, runtime
-from .array import CudaArray, new_array
+from .. import elementwise
+from ... import libraries
+from ...engine import runtime
+from ...engine.array import CudaArray, new_array
 
 # cufft.h: CUFFT_FORWARD = -1, CUFFT_INVERSE = 1
 _FORWARD, _INVERSE = -1, 1

@@ -26,9 +26,10 @@ import itertools
 
 import numpy as np
 
-from . import compiler, elementwise, indexing, layout, runtime, transfer
-from .array import CudaArray, c_strides, new_array
-from .elementwise_ops import PREAMBLE
+from ...engine import compiler, layout, runtime, transfer
+from .. import elementwise, gather_scatter as indexing
+from ...engine.array import CudaArray, c_strides, new_array
+from ..elementwise.ops import PREAMBLE
 
 # Rows narrower than this go through the strided copy kernel rather than cuMemcpy2DAsync, whose
 # per-row cost dominates for short rows.
@@ -151,6 +152,10 @@ def _kernel(dev_index, entry, argtypes):
         entry, PREAMBLE + _SOURCES, entry, argtypes))
 
 
+def precompile_specs():
+    return kernel_specs()
+
+
 def kernel_specs():
     """The two repeat kernels (for precompile and the PTX tests)."""
     return [compiler.KernelSpec("repeat_check", PREAMBLE + _SOURCES, "repeat_check",
@@ -168,7 +173,7 @@ def repeat(a, repeats, axis):
         if r < 0:
             raise ValueError("repeat(): repeats must be non-negative")
         return _repeat_int(a, r, axis)
-    from . import scan
+    from .. import scan
     dev = runtime.get_device(a.device_index)
     stream = dev.stream
     if n == 0:

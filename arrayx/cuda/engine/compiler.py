@@ -5,10 +5,16 @@ from templates), the name of the kernel function in it, and its argument types (
 pointer, 'int64', 'uint32'... for values). Pointers (not numba arrays) keep the argument list
 short: that is what makes pre-packed launches cheap (launcher.py).
 
+Device helpers (``arrayx/cuda/device/``: vector loads, memory-order accesses, atomics...) are
+real Python modules. A kernel's source uses them by name; the compiler imports each name it finds
+from the device module that exports it (``__all__``, read without importing numba), so the
+source needs no import lines and names no module it does not use.
+
 Lookup order: memory cache -> disk cache -> compile. The key is a SHA-256 of the source, the
-helper module (vector.py) source, the argument types, the compute capability, the numba-cuda and
-arrayx versions, and the debug flag; so a second process with the same cache folder compiles
-nothing and never imports numba (a disk hit costs a file read and a ``cuModuleLoadData``).
+source of the device modules it uses (only those: a new helper recompiles only the kernels that
+use its module), the argument types, the compute capability, the numba-cuda and arrayx versions,
+and the debug flag; so a second process with the same cache folder compiles nothing and never
+imports numba (a disk hit costs a file read and a ``cuModuleLoadData``).
 
 Compilation: ``numba.cuda.compile(..., output='ptx', cc=<device cc>)``, then nvJitLink turns the
 PTX into a cubin for exactly that architecture (sm_90 on an H200). A cubin loads on any driver of
@@ -29,7 +35,7 @@ import re
 import threading
 from dataclasses import dataclass
 
-COMPILER_REVISION = "1"
+COMPILER_REVISION = "2"
 DEBUG = os.environ.get("ARRAYX_DEBUG", "0") not in ("", "0", "false", "False")
 
 counters = {"compiled": 0, "disk_hits": 0, "memory_hits": 0, "loaded": 0}
@@ -80,18 +86,55 @@ def versions() -> dict:
     global _versions
     if _versions is None:
         import sys
-        here = os.path.dirname(os.path.abspath(__file__))
-        with open(os.path.join(here, "vector.py"), "rb") as f:
-            helpers = hashlib.sha256(f.read()).hexdigest()[:16]
         ax = getattr(sys.modules.get("arrayx"), "__version__", None) or "0.1.0"
         _versions = {"numba_cuda": _package_version("numba-cuda", "numba_cuda"), "arrayx": ax,
-                     "helpers": helpers, "compiler": COMPILER_REVISION}
+                     "compiler": COMPILER_REVISION}
     return _versions
+
+
+_DEVICE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "device")
+_device_exports = None  # helper name -> (device module name, sha256 of its source)
+
+
+def device_exports() -> dict:
+    """Every name the device modules export (their ``__all__``) -> (module, source hash)."""
+    global _device_exports
+    if _device_exports is None:
+        import ast
+        exports = {}
+        for fname in sorted(os.listdir(_DEVICE_DIR)):
+            if not fname.endswith(".py") or fname.startswith("_"):
+                continue
+            with open(os.path.join(_DEVICE_DIR, fname), "rb") as f:
+                text = f.read()
+            digest = hashlib.sha256(text).hexdigest()[:16]
+            for node in ast.parse(text).body:
+                if isinstance(node, ast.Assign) and any(
+                        isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+                    for name in ast.literal_eval(node.value):
+                        exports[name] = (fname[:-3], digest)
+        _device_exports = exports
+    return _device_exports
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def helpers_used(source: str) -> dict:
+    """{device module: [names]} of the device helpers `source` names."""
+    exports = device_exports()
+    used: dict = {}
+    for name in sorted(set(_IDENTIFIER.findall(source)) & exports.keys()):
+        used.setdefault(exports[name][0], []).append(name)
+    return used
 
 
 def cache_key(spec: KernelSpec, cc: tuple, debug: bool = DEBUG) -> str:
     h = hashlib.sha256()
-    fields = [spec.source, spec.entry, list(spec.argtypes), list(cc), versions(), bool(debug)]
+    exports = device_exports()
+    helpers = {module: exports[names[0]][1] for module, names in helpers_used(spec.source).items()}
+    fields = [spec.source, spec.entry, list(spec.argtypes), list(cc), versions(), bool(debug),
+              helpers]
     if spec.launch_bounds:  # only then: the keys of every other kernel stay as they were
         fields.append(list(spec.launch_bounds))
     h.update(json.dumps(fields).encode())
@@ -100,9 +143,13 @@ def cache_key(spec: KernelSpec, cc: tuple, debug: bool = DEBUG) -> str:
 
 def compile_spec(spec: KernelSpec, cc: tuple, debug: bool = DEBUG, output: str = "ptx") -> str:
     """Compile to PTX (no GPU needed: this is what CI checks). Imports numba."""
+    import importlib
+
     from numba import cuda
-    from . import vector
-    ns = vector.kernel_namespace()
+    ns = _kernel_namespace()
+    for module, names in helpers_used(spec.source).items():
+        helpers = importlib.import_module(f"arrayx.cuda.device.{module}")
+        ns.update({name: getattr(helpers, name) for name in names})
     filename = f"<arrayx kernel {spec.name}>"
     d = cache_dir()
     if debug and d:  # line info needs a real file to point at
@@ -112,12 +159,33 @@ def compile_spec(spec: KernelSpec, cc: tuple, debug: bool = DEBUG, output: str =
             f.write(spec.source)
     exec(compile(spec.source, filename, "exec"), ns)
     fn = ns[spec.entry]
-    sig = tuple(vector.numba_type(t) for t in spec.argtypes)
+    sig = tuple(_numba_type(t) for t in spec.argtypes)
     ptx, _ = cuda.compile(fn, sig, device=False, abi="numba", cc=tuple(cc), output="ptx",
                           lineinfo=debug, opt=True, launch_bounds=spec.launch_bounds or None)
     with _lock:
         counters["compiled"] += 1
     return ptx
+
+
+def _kernel_namespace() -> dict:
+    """Globals of every kernel's source: cuda, libdevice (the CUDA math library) and the numba
+    scalar types (bool is stored as uint8: its numba data model is i8 but its value model i1, and
+    a uint8 pointer keeps loads and stores plain bytes)."""
+    from numba import cuda, types
+    from numba.cuda import libdevice
+    ns = {"cuda": cuda, "libdevice": libdevice, "boolean": types.boolean}
+    for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                 "float32", "float64", "complex64", "complex128"):
+        ns[name] = getattr(types, name)
+    return ns
+
+
+def _numba_type(code: str):
+    """Parse an argument type code of a kernel signature: 'float32*' (pointer) or 'int64'."""
+    from numba import types
+    element = "uint8" if code.rstrip("*") == "bool" else code.rstrip("*")
+    t = getattr(types, element)
+    return types.CPointer(t) if code.endswith("*") else t
 
 
 def entry_name(ptx: str) -> str:

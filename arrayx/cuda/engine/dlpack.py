@@ -143,7 +143,7 @@ def to_dlpack(a: CudaArray, stream=None, max_version=None, dl_device=None, copy=
         raise BufferError(f"cannot export to DLPack device {tuple(dl_device)}")
     copied = False
     if copy:
-        from .elementwise import copy as _copy
+        from ..kernels.elementwise import copy as _copy
         a = _copy(a)
         copied = True
     _sync_to_consumer(a, stream)
@@ -211,7 +211,7 @@ def from_dlpack(device_index: int, obj, copy=None) -> CudaArray:
     else:
         raise TypeError(f"{type(obj).__name__} is neither a DLPack producer nor a CUDA array")
     if copy:
-        from .elementwise import copy as _copy
+        from ..kernels.elementwise import copy as _copy
         arr = _copy(arr)
     return arr
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import compiler
+from ...engine import compiler
 
 BLOCK = 256
 FLOATS = [np.dtype(d) for d in ("float32", "float64", "complex64", "complex128")]

@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import compiler, elementwise, layout, runtime, transfer
-from .array import CudaArray, new_array
-from .elementwise_ops import PREAMBLE, Op
-from .sort import I64, U64, as_dtype, float_bits, inclusive_sum, iota, radix_sort, unsigned
+from ...engine import compiler, layout, runtime, transfer
+from .. import elementwise
+from ...engine.array import CudaArray, new_array
+from ..elementwise.ops import PREAMBLE, Op
+from . import I64, U64, as_dtype, float_bits, inclusive_sum, iota, radix_sort, unsigned
 
 U8 = np.dtype(np.uint8)
 BLOCK = 256
@@ -299,11 +300,11 @@ PRIMITIVES = {"unique": unique, "isin": isin}
 def precompile_specs() -> list:
     """The kernels sort, argsort, unique and isin launch on arrays under 2**31 elements (for
     precompile.py): NaN canonicalisation, row/position, radix words, flags and the set kernels."""
-    from .elementwise import kernel_spec
-    from .sort import I32, U32, _pos_op, _row_op, nan_canon_op
+    from ..elementwise import kernel_spec
+    from . import I32, U32, _pos_op, _row_op, nan_canon_op
 
     def family(name, op, kinds, dtypes, dims=(1, 3, 6)):
-        from .layout import vector_width
+        from ...engine.layout import vector_width
         arrays = [d.itemsize for k, d in zip(kinds, dtypes) if k == "a"]
         n = vector_width(op.out.itemsize, *arrays)
         return [kernel_spec(name, op, kinds, dtypes, "vec", n, 1)] + \

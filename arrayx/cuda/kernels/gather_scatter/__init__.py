@@ -45,9 +45,10 @@ import operator
 
 import numpy as np
 
-from . import compiler, elementwise, layout, runtime, transfer
-from .array import CudaArray, c_strides, new_array
-from .elementwise_ops import PREAMBLE, vload_statement
+from ...engine import compiler, layout, runtime, transfer
+from .. import elementwise
+from ...engine.array import CudaArray, c_strides, new_array
+from ..elementwise.ops import PREAMBLE, vload_statement
 
 BLOCK = 256
 ND_UNROLL = 4        # elements per thread on the nd layout
@@ -203,7 +204,7 @@ def kernel_spec(op: str, elem: str, wide: bool, idx_dtypes: tuple, lay: str, D: 
     return compiler.KernelSpec(kname, src, kname, tuple(argtypes))
 
 
-def common_specs():
+def precompile_specs():
     """The kernels precompile.py fills the disk cache with: int64 and int32 indices, every
     element size, the vec layout and the nd layouts of 1 and 3 dims with 32-bit coordinates
     (other index dtypes and layouts compile on first use)."""
@@ -422,7 +423,7 @@ def _expand_key(a: CudaArray, key: tuple) -> tuple:
             if k.ndim == 0:
                 out.append(BoolScalar(bool(transfer.to_host(k)[()])))
             else:
-                from . import scan
+                from .. import scan
                 out.extend(scan.nonzero(k))
         else:
             out.append(k)
@@ -499,7 +500,7 @@ def _mask_route(a: CudaArray, key: tuple):
     arrays = [i for i, k in enumerate(key) if isinstance(k, CudaArray)]
     if len(arrays) != 1 or not _is_bool_array(key[arrays[0]]) or key[arrays[0]].ndim == 0:
         return None
-    from .primitives import basic_view
+    from ...primitives import basic_view
     at = arrays[0]
     mask = key[at]
     k = mask.ndim
@@ -523,7 +524,7 @@ def getitem(a: CudaArray, key: tuple) -> CudaArray:
     """x[key] for a key with index arrays (primitives.getitem takes basic keys as views)."""
     route = _mask_route(a, key)
     if route is not None:
-        from . import scan
+        from .. import scan
         view, mask, place = route
         r = scan.select_by_mask(view, mask)
         order = list(range(1, place + 1)) + [0] + list(range(place + 1, r.ndim))
@@ -539,7 +540,7 @@ def setitem(a: CudaArray, key: tuple, value) -> None:
     dtype on a's device."""
     route = _mask_route(a, key)
     if route is not None:
-        from . import scan
+        from .. import scan
         view, mask, place = route
         if elementwise._overlaps(a, mask):
             mask = elementwise.copy(mask)  # x[x] = False: read the whole mask before writing

@@ -41,9 +41,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import elementwise, layout, libraries, runtime
-from . import linalg_kernels as kernels
-from .array import CudaArray, c_strides, new_array, new_contig
+from .. import elementwise
+from ...engine import layout, runtime
+from ... import libraries
+from . import kernels as kernels
+from ...engine.array import CudaArray, c_strides, new_array, new_contig
 
 _allow_tf32 = os.environ.get("ARRAYX_ALLOW_TF32", "0") not in ("", "0", "false", "False")
 # One matrix times one vector through gemv rather than gemm (benchmarks/linalg_bench.py times both).

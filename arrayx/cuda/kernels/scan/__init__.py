@@ -67,9 +67,10 @@ import functools
 
 import numpy as np
 
-from . import compiler, elementwise, layout, runtime, transfer
-from .array import CudaArray, new_array, new_contig
-from .elementwise_ops import BOOL, PREAMBLE, vload_statement
+from ...engine import compiler, layout, runtime, transfer
+from .. import elementwise
+from ...engine.array import CudaArray, new_array, new_contig
+from ..elementwise.ops import BOOL, PREAMBLE, vload_statement
 
 BLOCK = 256              # threads per block of the column scan and the flag consumers
 # Row-scan tile: SCAN_BLOCK threads x SCAN_VECTORS 16-byte vectors each (for elements of 4 bytes
@@ -1283,7 +1284,7 @@ def _broadcast_view(mask: CudaArray, shape) -> CudaArray:
 
 def _where_assign(x: CudaArray, mask: CudaArray, value):
     """x = where(mask, value, x) in place: no ranks, no sync."""
-    from .elementwise_ops import where_op
+    from ..elementwise.ops import where_op
     m = _broadcast_view(mask, x.shape)
     operands = (m, value, x)
     dtypes = (BOOL, x.dtype, x.dtype)
@@ -1393,7 +1394,7 @@ def precompile_specs():
     sum/product in every row layout, over one row, over flat rows of a power-of-two length that
     fill one-row tiles (_aligned_precompiled) and as a column scan, the flag scans of every
     dtype, and the nonzero / mask kernels (the fused selection of each element size)."""
-    from .precompile import DTYPES
+    from ...._dtypes import all_dtypes as DTYPES
     specs = []
     for src in DTYPES:
         D = {"b": _I64, "i": _I64, "u": _U64}.get(src.kind, src)

@@ -58,10 +58,11 @@ import math
 
 import numpy as np
 
-from . import compiler, elementwise, runtime
-from .array import c_strides, new_array, new_contig
-from .elementwise_ops import BOOL, PREAMBLE, vload_statement
-from .layout import collapse, vector_width
+from ...engine import compiler, runtime
+from .. import elementwise
+from ...engine.array import c_strides, new_array, new_contig
+from ..elementwise.ops import BOOL, PREAMBLE, vload_statement
+from ...engine.layout import collapse, vector_width
 
 BLOCK = 256
 DIMS = (1, 3, 6)     # the general/contig kernels exist for these kept/reduced dim counts
@@ -861,7 +862,7 @@ def argreduce(name, a, axis, keepdims):
     return out
 
 
-def common_specs():
+def precompile_specs():
     """The kernels the commonest reductions launch (for precompile.py): every operation on
     float32/float64 (and sum/all/any on int32, int64, bool) over contiguous rows of each group
     size, split rows (the all-reduce), and columns (vector and scalar, split or not)."""
