@@ -1,6 +1,6 @@
 """Fill the kernel disk cache for the linear algebra and FFT paths, without a GPU.
 
-    ARRAYX_KERNEL_CACHE=$PWD/.kcache python benchmarks/linalg_precompile.py [--cc 9.0] [--jobs N]
+    ARRAYX_KERNEL_CACHE=$PWD/.kcache python benchmarks/probes/linalg_precompile.py [--cc 9.0] [--jobs N]
 
 Compiles every kernel of arrayx/cuda/linalg_kernels.py, and the elementwise specialisations the
 linalg and FFT primitives launch around the libraries (copies and transposing copies, casts to
@@ -16,7 +16,7 @@ import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 import numpy as np  # noqa: E402
 

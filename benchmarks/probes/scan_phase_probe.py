@@ -2,7 +2,7 @@
 its look-back warp) built with `trace`, which stamps %globaltimer at scan.TRACE_PHASES for each
 tile. Run on the GPU:
 
-    python benchmarks/scan_phase_probe.py [--log2n 28] [--runs 3]
+    python benchmarks/probes/scan_phase_probe.py [--log2n 28] [--runs 3]
 
 Launches the traced kernel on 2^log2n float32 (checked against NumPy's float64 cumsum) --runs
 times, then, from the last run, prints the kernel's span and, for each phase, percentiles of its
@@ -18,7 +18,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 
 import numpy as np  # noqa: E402
 

@@ -2,7 +2,7 @@
 a CuPy array imported through DLPack (random normal); latency_probe an arrayx array (uniform).
 Session 4 saw the two disagree by 3-4% on the same code in the same call.
 
-    python3 benchmarks/input_probe.py      (on the GPU machine; about 20 s)
+    python3 benchmarks/probes/input_probe.py      (on the GPU machine; about 20 s)
 
 For sum and argmax of 2^28 float32, and CuPy's sum beside them, times one call (CUDA events,
 median of 30 after warm-up, as harness.gpu_time does) on each input:
@@ -18,8 +18,8 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.dirname(HERE))
-sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
 

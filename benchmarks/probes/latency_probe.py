@@ -1,6 +1,6 @@
 """Where the time of one call goes: the GPU timeline of single, event-timed calls.
 
-    python3 benchmarks/latency_probe.py          (on the GPU machine; about 30 s)
+    python3 benchmarks/probes/latency_probe.py          (on the GPU machine; about 30 s)
 
 For each case (sum, argmax, row and column sums of 2^28 float32, cumulative_sum, x + x,
 x[1:] + x[1:], where, sqrt, sin, a transposed copy of a 16k x 16k matrix, a batched 1024 x 64^3
@@ -26,8 +26,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.dirname(HERE))
-sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
 

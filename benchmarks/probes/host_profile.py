@@ -1,6 +1,6 @@
 """Host cost of one call, step by step: where the Python time before a kernel launch goes.
 
-    python3 benchmarks/host_profile.py [--calls 3000] [--top 18]   (on the GPU machine; ~30 s)
+    python3 benchmarks/probes/host_profile.py [--calls 3000] [--top 18]   (on the GPU machine; ~30 s)
 
 For each case (sqrt, x + x, sum, argmax, column sums, cumulative_sum of 2^20 float32 by default,
 small enough that the GPU keeps up with the host) prints the host microseconds per call (best of 3
@@ -20,7 +20,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 
 import numpy as np  # noqa: E402
 

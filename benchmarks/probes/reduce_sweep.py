@@ -1,6 +1,6 @@
 """Sweep of the reduction kernels' tuning knobs on the four cases of reduce_bench.py's targets.
 
-    python3 benchmarks/reduce_sweep.py            (about 60 s on an H200, ~6 kernel compiles)
+    python3 benchmarks/probes/reduce_sweep.py            (about 60 s on an H200, ~6 kernel compiles)
 
 For each case (sum of 2^28 float32, row sums and column sums of the same data as 16k x 16k,
 argmax of 2^28 float32) and each candidate setting of the module constants of
@@ -25,8 +25,8 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.dirname(HERE))
-sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
 

@@ -2,7 +2,7 @@
 ONE_ROW_VECTORS for one plain row) on the two scan targets, to pick the module's defaults. Run
 once on the GPU:
 
-    python benchmarks/scan_sweep.py [--reps 10]
+    python benchmarks/probes/scan_sweep.py [--reps 10]
 
 For each (threads per tile, 16-byte vectors per thread, those of one plain row, look-back warp,
 L2 prefetch distance) setting the module constants are patched (they are part of the kernels'
@@ -21,8 +21,8 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.dirname(HERE))
-sys.path.insert(0, HERE)
 
 from harness import Harness  # noqa: E402
 

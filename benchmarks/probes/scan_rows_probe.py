@@ -2,7 +2,7 @@
 kernel for rows that fill whole tiles (arrayx/cuda/scan.py ALIGNED_MIN_VECTORS, branch
 exp/scan-aligned-rows), beside CuPy and PyTorch. Run on the GPU:
 
-    python3 benchmarks/scan_rows_probe.py
+    python3 benchmarks/probes/scan_rows_probe.py
 
 For float32 arrays of the shapes below (random normal, made by CuPy): the median of 20
 CUDA-event-timed calls of cumulative_sum(x, axis=1), as a fraction of the device-to-device
@@ -17,8 +17,8 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.dirname(HERE))
-sys.path.insert(0, HERE)
 
 from harness import Harness  # noqa: E402
 

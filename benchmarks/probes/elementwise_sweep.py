@@ -2,7 +2,7 @@
 threads a block, VEC_UNROLL 16-byte vectors a thread) on the one-input operations of issue 4's
 targets, beside PyTorch in the same process. Run on the GPU machine:
 
-    python3 benchmarks/elementwise_sweep.py [--reps 10]
+    python3 benchmarks/probes/elementwise_sweep.py [--reps 10]
 
 Each case runs on 2^28 float32 elements (random normal: half of sqrt's inputs are negative, as in
 elementwise_bench.py); the time is the median of CUDA-event-timed single calls, given as a ratio
@@ -20,8 +20,8 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.dirname(HERE))
-sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
 

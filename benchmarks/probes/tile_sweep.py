@@ -1,7 +1,7 @@
 """Sweep of the transposing tile's design (arrayx/cuda/elementwise.py, the TILE_* constants) on
 transposed copies, to pick the module's defaults. Run once on the GPU:
 
-    python benchmarks/tile_sweep.py [--reps 10] [--jobs 16]
+    python benchmarks/probes/tile_sweep.py [--reps 10] [--jobs 16]
 
 Each setting patches the module constants on top of their defaults; the kernel cache key holds
 the design they give (vector width, tile shape, threads, index width, whole-tile path), so a new
@@ -26,8 +26,8 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.dirname(HERE))
-sys.path.insert(0, HERE)
 
 from harness import Harness  # noqa: E402
 
