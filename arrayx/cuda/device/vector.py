@@ -20,6 +20,8 @@ from llvmlite import ir
 from numba import cuda, types
 from numba.core.extending import intrinsic
 
+from .address import global_address, global_pointer
+
 WIDTHS = (1, 2, 4, 8, 16)
 __all__ = ["vload1", "vload2", "vload4", "vload8", "vload16",
            "vstore1", "vstore2", "vstore4", "vstore8", "vstore16", "trap"]
@@ -29,12 +31,6 @@ def _lanes(context, T):
     if isinstance(T, types.Complex):
         return context.get_data_type(T.underlying_float), 2
     return context.get_data_type(T), 1
-
-
-def _global_vector_ptr(builder, ptr, idx, vt):
-    addr = builder.gep(ptr, [idx])
-    vp = builder.bitcast(addr, ir.PointerType(vt))
-    return builder.addrspacecast(vp, ir.PointerType(vt, addrspace=1))
 
 
 def _narrow(vt, nbytes):
@@ -48,14 +44,9 @@ def _narrow(vt, nbytes):
 _PTX_SUFFIX = {1: "", 2: ".v2", 4: ".v4"}
 
 
-def _word_address(builder, ptr, idx, vt):
-    gp = _global_vector_ptr(builder, ptr, idx, vt)
-    return builder.ptrtoint(gp, ir.IntType(64))
-
-
 def _load_vector(builder, ptr, idx, vt, nbytes):
     if not _narrow(vt, nbytes):
-        return builder.load(_global_vector_ptr(builder, ptr, idx, vt), align=min(16, nbytes))
+        return builder.load(global_pointer(builder, ptr, idx, vt), align=min(16, nbytes))
     words = nbytes // 4
     i32 = ir.IntType(32)
     outs = ",".join(["=r"] * words)
@@ -66,7 +57,7 @@ def _load_vector(builder, ptr, idx, vt, nbytes):
     else:
         fty = ir.FunctionType(ir.LiteralStructType([i32] * words), [ir.IntType(64)])
     asm = f"ld.global{_PTX_SUFFIX[words]}.u32 {regs}, [${words}];"
-    res = builder.asm(fty, asm, f"{outs},l", [_word_address(builder, ptr, idx, vt)],
+    res = builder.asm(fty, asm, f"{outs},l", [global_address(builder, ptr, idx, vt)],
                       side_effect=False)
     wv = ir.Constant(ir.VectorType(i32, words), ir.Undefined)
     for k in range(words):
@@ -77,7 +68,7 @@ def _load_vector(builder, ptr, idx, vt, nbytes):
 
 def _store_vector(builder, ptr, idx, v, vt, nbytes):
     if not _narrow(vt, nbytes):
-        builder.store(v, _global_vector_ptr(builder, ptr, idx, vt), align=min(16, nbytes))
+        builder.store(v, global_pointer(builder, ptr, idx, vt), align=min(16, nbytes))
         return
     words = nbytes // 4
     i32 = ir.IntType(32)
@@ -88,7 +79,7 @@ def _store_vector(builder, ptr, idx, v, vt, nbytes):
     fty = ir.FunctionType(ir.VoidType(), [ir.IntType(64)] + [i32] * words)
     asm = f"st.global{_PTX_SUFFIX[words]}.u32 [$0], {regs};"
     builder.asm(fty, asm, "l" + ",r" * words + ",~{memory}",
-                [_word_address(builder, ptr, idx, vt)] + vals, side_effect=True)
+                [global_address(builder, ptr, idx, vt)] + vals, side_effect=True)
 
 
 def _itemsize(context, T):

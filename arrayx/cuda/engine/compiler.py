@@ -93,27 +93,45 @@ def versions() -> dict:
 
 
 _DEVICE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "device")
-_device_exports = None  # helper name -> (device module name, sha256 of its source)
+_device_exports = None  # helper name -> (device module name, digest of it and what it imports)
 
 
 def device_exports() -> dict:
-    """Every name the device modules export (their ``__all__``) -> (module, source hash)."""
+    """Every name the device modules export (their ``__all__``) -> (module, digest). A module's
+    digest covers its source and the device modules it imports (``from .address import ...``),
+    so a kernel's key changes with any device code it runs."""
     global _device_exports
     if _device_exports is None:
         import ast
-        exports = {}
+        sources, exports, imports = {}, {}, {}
         for fname in sorted(os.listdir(_DEVICE_DIR)):
-            if not fname.endswith(".py") or fname.startswith("_"):
+            if not fname.endswith(".py") or fname == "__init__.py":
                 continue
+            module = fname[:-3]
             with open(os.path.join(_DEVICE_DIR, fname), "rb") as f:
-                text = f.read()
-            digest = hashlib.sha256(text).hexdigest()[:16]
-            for node in ast.parse(text).body:
+                sources[module] = f.read()
+            tree = ast.parse(sources[module])
+            imports[module] = sorted({node.module for node in ast.walk(tree)
+                                      if isinstance(node, ast.ImportFrom) and node.level == 1})
+            for node in tree.body:
                 if isinstance(node, ast.Assign) and any(
                         isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
-                    for name in ast.literal_eval(node.value):
-                        exports[name] = (fname[:-3], digest)
-        _device_exports = exports
+                    exports.update((name, module) for name in ast.literal_eval(node.value))
+
+        def closure(module, seen):
+            if module not in seen:
+                seen.add(module)
+                for dep in imports[module]:
+                    closure(dep, seen)
+            return seen
+
+        digests = {}
+        for module in sources:
+            h = hashlib.sha256()
+            for dep in sorted(closure(module, set())):
+                h.update(dep.encode() + b"\0" + sources[dep])
+            digests[module] = h.hexdigest()[:16]
+        _device_exports = {name: (module, digests[module]) for name, module in exports.items()}
     return _device_exports
 
 
