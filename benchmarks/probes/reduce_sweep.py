@@ -3,12 +3,12 @@
     python3 benchmarks/probes/reduce_sweep.py            (about 60 s on an H200, ~6 kernel compiles)
 
 For each case (sum of 2^28 float32, row sums and column sums of the same data as 16k x 16k,
-argmax of 2^28 float32) and each candidate setting of the module constants of
-arrayx/cuda/reduce.py (UNROLL, COLUMN_UNROLL, BLOCKS_PER_SM, ROW_BLOCK_MIN_K, SPLIT_FILL,
-LOAD_HINT; the
-plan and kernel caches are cleared between settings), prints the median time of 10 CUDA-event-
-timed calls and its ratio to the device-to-device copy of the same 1 GiB in the same run (bytes
-read, as reduce_bench.py counts them), twice:
+argmax of 2^28 float32) and each candidate setting of the knobs in
+arrayx/cuda/kernels/reduce/tuning.py (UNROLL, ARG_UNROLL, COLUMN_UNROLL, BLOCKS_PER_SM,
+ROW_BLOCK_MIN_K, SPLIT_FILL, LOAD_HINT; the plan and kernel caches are cleared between
+settings), prints the median time of 10 CUDA-event-timed calls and its ratio to the
+device-to-device copy of the same 1 GiB in the same run (bytes read, as reduce_bench.py counts
+them), twice:
 * ``1 call``: events around one call, as reduce_bench.py times it; the GPU idles while the host
   prepares and submits the first launch, so this includes the host's latency;
 * ``10 calls``: events around 10 calls back to back, per call; the host runs ahead, so this is
@@ -38,7 +38,7 @@ PIPELINE = 10
 
 # case -> candidate settings ({} = the module's defaults); each distinct UNROLL/COLUMN_UNROLL/
 # LOAD_HINT compiles new kernels (about 1 s each), BLOCKS_PER_SM, ROW_BLOCK_MIN_K and SPLIT_FILL
-# do not. (Earlier sweeps: reduce.py's comments and benchmarks/results/reduce-sweep-*.log.)
+# do not. (Earlier sweeps: benchmarks/README.md, "Reduce: facts moved out of code comments".)
 SETTINGS = {
     "sum 2^28 float32": [{}, {"UNROLL": 8}, {}],
     "row sums 16k x 16k": [{}],
@@ -51,19 +51,19 @@ def main():
     import arrayx as xp
     from arrayx._registry import set_host_fallback
     from arrayx.cuda.engine import compiler
-    from arrayx.cuda.kernels import reduce as R
+    from arrayx.cuda.kernels.reduce import plans, tuning
     set_host_fallback("error")
     H = Harness("arrayx CUDA reduction knob sweep")
     n = 1 << LOG2N
     side = 1 << (LOG2N // 2)
     knobs = ("UNROLL", "ARG_UNROLL", "COLUMN_UNROLL", "BLOCKS_PER_SM", "ROW_BLOCK_MIN_K",
              "SPLIT_FILL", "LOAD_HINT")
-    defaults = {k: getattr(R, k) for k in knobs}
+    defaults = {k: getattr(tuning, k) for k in knobs}
 
     def configure(setting):
         for k, v in {**defaults, **setting}.items():
-            setattr(R, k, v)
-        R._plan.cache_clear()
+            setattr(tuning, k, v)
+        plans.plan.cache_clear()
 
     # uniform [0, 1): a lost or doubled block moves the sum far beyond float32 rounding, and the
     # maximum repeats (2^24 values, 2^28 draws), so argmax checks the first-index tie rule
@@ -114,7 +114,7 @@ def main():
     warm_us = H.host_time(lambda: xp.sum(small), sync, n=5000)
 
     def uncached():
-        R._plan.cache_clear()
+        plans.plan.cache_clear()
         xp.sum(small)
 
     cold_us = H.host_time(uncached, sync, n=2000)

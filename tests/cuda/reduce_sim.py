@@ -1,10 +1,13 @@
 """Run arrayx's reduction kernels on numba's CUDA simulator (no GPU): the plans of
-arrayx/cuda/reduce.py with their generated source, blocks in a random order, warp shuffles,
-raw pointers, vector loads (cuda_sim.py), the tickets and the L2 loads emulated. The split
-kernels' folds (the last block of a group folds the others' partials and resets its counter)
-are checked against NumPy, including that the counters are back at 0 after every launch.
+arrayx/cuda/kernels/reduce/ with their generated source, blocks in a random order, warp
+shuffles, raw pointers, vector loads (cuda_sim.py), the tickets and the L2 loads emulated. The
+split kernels' folds (the last block of a group folds the others' partials and resets its
+counter) are checked against NumPy, including that the counters are back at 0 after every
+launch.
 
     python tests/cuda/reduce_sim.py [all|sum|arg|rows|col|general]
+
+(`general` includes layouts past the last dim bucket: 7 kept or 7 reduced dims.)
 
 Prints one line a case and exits 1 when any is wrong. A separate process because the simulator
 replaces numba.cuda for the whole process (tests/cuda/test_simulated_kernels.py runs it).
@@ -20,7 +23,8 @@ from cuda_sim import NUMPY_TYPES, Ptr, launch, vload  # first: numba.cuda become
 from numba import cuda
 from numpy.lib.stride_tricks import as_strided
 
-from arrayx.cuda.kernels import reduce as R
+from arrayx.cuda.kernels.reduce import host, plans, tuning
+from arrayx.cuda.kernels.reduce.reduction import ARG, Reduction
 
 _tickets_lock = threading.Lock()
 
@@ -33,44 +37,50 @@ def _ticket(counters, i):
 
 
 def _namespace(spec):
-    ns = {"cuda": cuda, **NUMPY_TYPES}
+    ns = {"cuda": cuda, **NUMPY_TYPES, "hinted_vload": lambda n, hint: vload(n)}
     exec(spec.source, ns)
     for n in (1, 2, 4, 8, 16):
-        ns[f"vload{n}"] = ns[f"vload_hint{n}"] = vload(n)
+        ns[f"vload{n}"] = vload(n)
     ns["ticket"] = _ticket
     ns["load_cg"] = lambda p, i: p[i]
     return ns
 
 
-R.UNROLL, R.ARG_UNROLL, R.COLUMN_UNROLL = 2, 1, 2  # so that inputs small enough to simulate split
-_counters = np.zeros(R.COUNTERS, np.uint32)
+# so that inputs small enough to simulate split
+tuning.UNROLL, tuning.ARG_UNROLL, tuning.COLUMN_UNROLL = 2, 1, 2
+_counters = np.zeros(tuning.COUNTERS, np.uint32)
 
 
 def reduce_view(name, base, offset, shape, strides, axes, out_dt, sms, rng):
     """Reduce the view (offset, shape, strides in elements) of the 1-D `base` over `axes` with
     the plan and kernel arrayx would launch on a GPU of `sms` SMs: (result, plan)."""
     isz = base.dtype.itemsize
-    plan = R._plan(name, base.dtype, np.dtype(out_dt), shape, strides, axes,
-                   name not in R.ARG, (offset * isz) % 16, sms)
+    plan = plans.plan(name, base.dtype, np.dtype(out_dt), shape, strides, axes,
+                      name not in ARG, (offset * isz) % 16, sms)
     spec = plan.build()
     fn = _namespace(spec)[spec.entry]
-    out_shape, size, _ = R._out_geometry(shape, axes, False)
+    out_shape, size, _ = host.out_geometry(shape, axes, False)
     out = np.zeros(max(size, 1), dtype=np.uint8 if out_dt == "bool" else out_dt)
     args = [Ptr(base, offset + plan.shift // isz), Ptr(out, 0)]
     if plan.parts is not None:
-        for part in R.Op(name, base.dtype, np.dtype(out_dt)).parts:
+        for part in Reduction(name, base.dtype, np.dtype(out_dt)).parts:
             garbage = np.full(plan.partial_bytes // np.dtype(part).itemsize, 77, dtype=part)
             args.append(Ptr(garbage, 0))
         args.append(Ptr(_counters, 0))
     order = list(range(plan.grid))
     rng.shuffle(order)  # any block may be the last of its group
-    launch(fn, plan.grid, R.BLOCK, args + list(plan.tail), order)
+    launch(fn, plan.grid, tuning.BLOCK, args + list(plan.tail), order)
     assert not _counters.any(), "a split kernel left its counters non-zero"
     return out[:size].reshape(out_shape), plan
 
 
 def _view(base, offset, shape, strides):
     return as_strided(base[offset:], shape, [s * base.itemsize for s in strides])
+
+
+def _c_strides(shape):
+    """C-order strides (in elements) of `shape`."""
+    return tuple(int(np.prod(shape[j + 1:])) for j in range(len(shape)))
 
 
 def main(case):
@@ -142,6 +152,18 @@ def main(case):
         b = (rng.random(30000) < 0.001).astype(np.uint8)
         check("any bool (one block)", "any", b, 0, (30000,), (1,), (0,), "bool", b.any(),
               split=False)
+        # past the last dim bucket (6) the kernels are compiled for the exact dim count: views
+        # of every other element along 7 dims, which do not collapse
+        shape7 = (2, 2, 2, 2, 4, 4, 8)
+        strides7 = _c_strides([n + 1 for n in shape7])
+        x = rng.standard_normal(int(np.prod([n + 1 for n in shape7]))).astype(f32)
+        check("7 reduced dims, split", "sum", x, 0, shape7, strides7, tuple(range(7)), "float32",
+              _view(x, 0, shape7, strides7).astype(f64).sum(), exact=False)
+        kept7 = (2,) * 7 + (20,)
+        strides7 = _c_strides([3] * 7 + [20])
+        x = rng.standard_normal(3**7 * 20).astype(f32)
+        check("7 kept dims", "max", x, 0, kept7, strides7, (7,), "float32",
+              _view(x, 0, kept7, strides7).max(7), split=False)
     print("BAD", bad)
     return 1 if bad else 0
 

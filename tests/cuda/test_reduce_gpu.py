@@ -1,7 +1,7 @@
 """Split reductions on a real GPU (skipped without one): the one-launch kernels whose last block
-folds the partials of the others (arrayx/cuda/reduce.py). A broken fold shows as a wrong value,
-a result that depends on which block finished last, or a counter left non-zero (the next split
-reduction on the stream then folds too early or never)."""
+folds the partials of the others (arrayx/cuda/kernels/reduce/). A broken fold shows as a wrong
+value, a result that depends on which block finished last, or a counter left non-zero (the next
+split reduction on the stream then folds too early or never)."""
 
 import numpy as np
 import pytest
@@ -26,12 +26,12 @@ def _host(x):
 
 
 def _plan_of(name, x, axes, order_free=True, out_dt=None):
-    from arrayx.cuda.kernels import reduce as R
+    from arrayx.cuda.kernels.reduce import plans
     from arrayx.cuda.engine import runtime
     a = x._data
     dev = runtime.get_device(0)
     out_dt = np.dtype(out_dt or a.dtype)
-    return R._plan(name, a.dtype, out_dt, a.shape, a.strides, axes, order_free, a.ptr % 16,
+    return plans.plan(name, a.dtype, out_dt, a.shape, a.strides, axes, order_free, a.ptr % 16,
                    dev.multiprocessor_count)
 
 
