@@ -20,7 +20,8 @@ Modules, one per concern:
   transfer     host <-> device copies (pinned staging where it pays)
   dlpack       DLPack export/import, __cuda_array_interface__ import
   reduce       reductions (sum, prod, max, min, mean, all, any) and argmax/argmin
-  scan         cumulative sums/products, nonzero, boolean-mask selection and assignment
+  scan         cumulative sums/products and the flag scans (ranks) that masks build on
+  mask         nonzero, boolean-mask selection and assignment
   search       searchsorted (binary search)
   indexing     gather/scatter: take, take_along_axis, integer-array and boolean keys
   manipulation concat, roll, repeat
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 from .._registry import register_backend
 from .kernels import (fft as _fft, gather_scatter as _indexing, linalg as _linalg,
-                      manipulation as _manipulation, reduce as _reduce, scan as _scan,
+                      manipulation as _manipulation, mask as _mask, reduce as _reduce, scan as _scan,
                       search as _search, sort as _sort)
 from . import primitives as _primitives
 from .kernels.sort import sets as _sets
@@ -42,7 +43,7 @@ from .engine.runtime import (CudaContextLost, CudaError, CudaKernelError, Event,
 from .engine.array import CudaArray  # noqa: F401
 
 register_backend("cuda", {**_primitives.PRIMITIVES, **_linalg.PRIMITIVES, **_fft.PRIMITIVES,
-                          **_reduce.PRIMITIVES, **_scan.PRIMITIVES, **_search.PRIMITIVES,
+                          **_reduce.PRIMITIVES, **_scan.PRIMITIVES, **_mask.PRIMITIVES, **_search.PRIMITIVES,
                           **_indexing.PRIMITIVES, **_manipulation.PRIMITIVES, **_sort.PRIMITIVES,
                           **_sets.PRIMITIVES})
 

@@ -19,11 +19,11 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 
 from .engine import compiler
-from .kernels import elementwise, gather_scatter, manipulation, reduce, scan, search
+from .kernels import elementwise, gather_scatter, manipulation, mask, reduce, scan, search
 from .kernels.sort import sets
 
 # every family whose kernels are compiled ahead of time (sets lists sort's kernels too)
-FAMILIES = (elementwise, sets, reduce, gather_scatter, manipulation, scan, search)
+FAMILIES = (elementwise, sets, reduce, gather_scatter, manipulation, scan, mask, search)
 
 
 def specs(only=None):

@@ -1,5 +1,5 @@
 """Where a row-scan tile's time goes: the one-row float32 cumulative_sum kernel (row_spec with
-its look-back warp) built with `trace`, which stamps %globaltimer at scan.TRACE_PHASES for each
+its look-back warp) built with scan.PhaseTrace, which stamps %globaltimer at scan.TRACE_PHASES for each
 tile. Run on the GPU:
 
     python benchmarks/probes/scan_phase_probe.py [--log2n 28] [--runs 3]

@@ -1,5 +1,5 @@
 """Row-wise cumulative_sum (many rows, one launch): the segmented row scan against the one-row
-kernel for rows that fill whole tiles (arrayx/cuda/scan.py ALIGNED_MIN_VECTORS, branch
+kernel for rows that fill whole tiles (arrayx/cuda/kernels/scan/tuning.py ALIGNED_MIN_VECTORS, branch
 exp/scan-aligned-rows), beside CuPy and PyTorch. Run on the GPU:
 
     python3 benchmarks/probes/scan_rows_probe.py
@@ -29,10 +29,10 @@ def main():
     import cupy as cp
 
     import arrayx as xp
-    from arrayx.cuda.kernels import scan
+    from arrayx.cuda.kernels.scan import tuning
     H = Harness("row-wise cumulative_sum")
     tbs = H.copy_ceiling(1 << 28, 10)["tb_per_s"]
-    default = scan.ALIGNED_MIN_VECTORS
+    default = tuning.ALIGNED_MIN_VECTORS
 
     def report(label, ms, nbytes, err=""):
         print(f"{label:58s} {ms:8.3f} ms {nbytes / ms / 1e9 / tbs:6.2f} of copy {err}")
@@ -43,7 +43,7 @@ def main():
         nbytes = 2 * x_cp.nbytes
         ref = cp.cumsum(x_cp.astype(cp.float64), axis=1)
         for aligned in (default, 0, default):
-            scan.ALIGNED_MIN_VECTORS = aligned
+            tuning.ALIGNED_MIN_VECTORS = aligned
             err = float(cp.max(cp.abs(cp.from_dlpack(xp.cumulative_sum(x, axis=1)) - ref)))
             ms = H.gpu_time("arrayx", lambda: xp.cumulative_sum(x, axis=1), reps=20)
             report(f"arrayx {shape}, aligned rows {'on' if aligned else 'off'}", ms, nbytes,
@@ -53,7 +53,7 @@ def main():
             x_t = H.torch.from_dlpack(x_cp)
             report(f"torch {shape}", H.gpu_time("torch", lambda: H.torch.cumsum(x_t, dim=1)),
                    nbytes)
-    scan.ALIGNED_MIN_VECTORS = default
+    tuning.ALIGNED_MIN_VECTORS = default
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Sweep of the row-scan tile shape (arrayx/cuda/scan.py SCAN_BLOCK x SCAN_VECTORS, and
+"""Sweep of the row-scan tile shape (arrayx/cuda/kernels/scan/tuning.py SCAN_BLOCK x SCAN_VECTORS, and
 ONE_ROW_VECTORS for one plain row) on the two scan targets, to pick the module's defaults. Run
 once on the GPU:
 
@@ -72,9 +72,10 @@ def main():
     H.gpu_time("arrayx", lambda: xp.cumulative_sum(x), reps=a.reps)
     rows = []
     for block, vectors, one_row, lookback_warp, prefetch_mib in SETTINGS:
-        scan.SCAN_BLOCK, scan.SCAN_VECTORS, scan.ONE_ROW_VECTORS = block, vectors, one_row
-        scan.LOOKBACK_WARP = lookback_warp
-        scan.PREFETCH_BYTES = prefetch_mib << 20
+        scan.tuning.SCAN_BLOCK, scan.tuning.SCAN_VECTORS, scan.tuning.ONE_ROW_VECTORS = \
+            block, vectors, one_row
+        scan.tuning.LOOKBACK_WARP = lookback_warp
+        scan.tuning.PREFETCH_BYTES = prefetch_mib << 20
         plain = scan.row_params(x.dtype, x.dtype, plain_row=True)[1]
         setting = (f"{block} threads x {vectors} (one row {plain}) vectors"
                    + (" + look-back warp" if lookback_warp else "")

@@ -1,5 +1,5 @@
-"""Run arrayx's row scan (arrayx/cuda/scan.py row_scan: its host side and its decoupled look-back
-kernel) on numba's CUDA simulator, without a GPU, against NumPy.
+"""Run arrayx's row scan (arrayx/cuda/kernels/scan: row_scan, its host side, and its decoupled
+look-back kernel) on numba's CUDA simulator, without a GPU, against NumPy.
 
     python tests/cuda/scan_sim.py [all|sum|segments|aligned|rounds|wide|mask]
 
@@ -28,16 +28,17 @@ import numpy as np
 from cuda_sim import NUMPY_TYPES, Ptr, launch, vload, vstore  # first: numba.cuda -> simulator
 from numba import cuda
 
-from arrayx.cuda.engine import compiler, runtime, transfer
-from arrayx.cuda.kernels import elementwise, scan
+from arrayx.cuda.engine import compiler, copies, runtime, transfer
+from arrayx.cuda.kernels import scan
+from arrayx.cuda.kernels.scan import status, tuning
 from arrayx.cuda.engine.array import CudaArray
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_indexing_host import Heap  # noqa: E402
 
-scan.SCAN_BLOCK, scan.SCAN_VECTORS, scan.ONE_ROW_VECTORS = 32, 1, 1
-scan.PREFETCH_BYTES = 3 << 10  # 3 float32 tiles ahead (128 elements read and written), 4 of x[mask]
-scan.ALIGNED_MIN_VECTORS = 1  # rows of a multiple of 128 float32 take the one-row kernel
+tuning.SCAN_BLOCK, tuning.SCAN_VECTORS, tuning.ONE_ROW_VECTORS = 32, 1, 1
+tuning.PREFETCH_BYTES = 3 << 10  # 3 float32 tiles ahead (128 elements read and written), 4 of x[mask]
+tuning.ALIGNED_MIN_VECTORS = 1  # rows of a multiple of 128 float32 take the one-row kernel
 BUILT = []  # the names of the kernels built
 PREFETCHED = []  # the (pointer offset, index) of every L2 prefetch
 
@@ -99,13 +100,13 @@ class _StatusWords:
         return (int(word >> np.uint64(32)) if self.words == 1 else int(word)) & 3
 
     def tile_of(self, index):
-        return (int(index) - scan.STATUS_HEAD) // self.words
+        return (int(index) - status.STATUS_HEAD) // self.words
 
     def store(self, p, i, word):
         with self.lock:
             if p._at(i) not in self.before:
                 self.before[p._at(i)] = p[i]
-            if self.flag(p[i]) == scan.FLAG_AGGREGATE and self.flag(word) == scan.FLAG_PREFIX:
+            if self.flag(p[i]) == status.FLAG_AGGREGATE and self.flag(word) == status.FLAG_PREFIX:
                 self.late.append((self.tile_of(i) + LAG, p, i, np.uint64(word)))
             else:
                 p[i] = np.uint64(word)
@@ -163,7 +164,7 @@ class _SimKernel:
 def _cached_kernel(dev, family, key, build):
     spec = build()
     BUILT.append(spec.name)
-    return _SimKernel(spec, scan.status_words(np.dtype(key[3])))
+    return _SimKernel(spec, scan.status_words(key[1].result))  # key: ("row", RowScan, ...)
 
 
 def _zero(stream, a):
@@ -172,7 +173,7 @@ def _zero(stream, a):
 
 runtime.get_device = lambda index=0: _Device()
 compiler.cached_kernel = _cached_kernel
-elementwise.zero_scratch = _zero
+copies.zero_scratch = _zero
 transfer.to_host = heap.get
 
 
@@ -185,7 +186,13 @@ def _put(host, start=0):
     return CudaArray(base.buffer, (flat.size - start,), host.dtype, None, start)
 
 
+# every case; tests/cuda/test_simulated_kernels.py reads this list (without importing the module)
+CASES = ("sum", "segments", "aligned", "rounds", "wide", "mask")
+
+
 def main(case):
+    if case != "all" and case not in CASES:
+        raise SystemExit(f"unknown case {case!r}: one of all, {', '.join(CASES)}")
     rng = np.random.default_rng(5)
     bad = 0
 
@@ -222,7 +229,7 @@ def main(case):
         check("L2 prefetch: every line of each whole tile 3 tiles ahead, once",
               np.array(sorted(i for off, i in PREFETCHED if off == a.ptr // 4)), np.array(want),
               exact=True)
-        t0 = time.time()  # the phase trace of benchmarks/scan_phase_probe.py
+        t0 = time.time()  # the phase trace of benchmarks/probes/scan_phase_probe.py
         P = len(scan.TRACE_PHASES)
         tiles = -(-host.size // 128)
         trace = _put(np.zeros(tiles * P, np.int64))  # a stamp left out stays 0
@@ -266,8 +273,8 @@ def main(case):
         check("cumulative_prod int64, 4 rows of 256 (64 a tile)", heap.get(out),
               np.cumprod(signs, axis=1), exact=True)
     if case in ("all", "rounds"):  # one-row tiles of 2 warps x 3 rounds: carries across rounds
-        knobs = scan.SCAN_BLOCK, scan.ONE_ROW_VECTORS
-        scan.SCAN_BLOCK, scan.ONE_ROW_VECTORS = 64, 3
+        knobs = tuning.SCAN_BLOCK, tuning.ONE_ROW_VECTORS
+        tuning.SCAN_BLOCK, tuning.ONE_ROW_VECTORS = 64, 3
         try:
             t0 = time.time()
             host = rng.standard_normal(7 * 768 + 101).astype(f32)
@@ -288,7 +295,7 @@ def main(case):
             check("cumulative_prod int64, one row, 64 x 3 tiles", heap.get(out),
                   np.cumprod(signs), exact=True)
         finally:
-            scan.SCAN_BLOCK, scan.ONE_ROW_VECTORS = knobs
+            tuning.SCAN_BLOCK, tuning.ONE_ROW_VECTORS = knobs
     if case in ("all", "wide"):  # values in two 64-bit slots: the flag word released after them
         t0 = time.time()
         host = rng.standard_normal(45 * 64 + 5) + 1j * rng.standard_normal(45 * 64 + 5)

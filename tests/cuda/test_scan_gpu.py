@@ -1,5 +1,5 @@
 """Row scans on a real GPU (skipped without one): the per-stream status area that every launch
-tags with a new epoch instead of clearing (arrayx/cuda/scan.py _status_area, kept in the
+tags with a new epoch instead of clearing (arrayx/cuda/kernels/scan/status.py status_area, kept in the
 stream's runtime.Stream.scratch). A word of an earlier launch taken for a published status
 shows as a wrong prefix; tile ids counted from the wrong start, as tiles skipped or scanned
 twice."""
@@ -29,7 +29,7 @@ def _check_cumsum(rng, n, dtype="float32"):
 def test_scans_of_changing_sizes_reuse_the_status_area(rng):
     from arrayx.cuda.engine import runtime
     from arrayx.cuda.kernels import scan
-    tile = scan.SCAN_BLOCK * scan.ONE_ROW_VECTORS * 4  # float32 elements a tile of one row
+    tile = scan.tuning.SCAN_BLOCK * scan.tuning.ONE_ROW_VECTORS * 4  # float32 elements a tile of one row
     dev = runtime.get_device(0)
     # a few tiles, then more than the area held (it grows), then fewer again over the words of
     # the larger launch, with x[mask] (the same one-word statuses) in between
@@ -80,16 +80,16 @@ def test_scans_on_a_user_stream(rng):
     _check_cumsum(rng, 200_000)
 
 
-def _row_scan_keys(monkeypatch):
-    """The kernel cache keys of the row scans launched from now on (scan.row_scan's keys end
-    with the aligned-row vectors a thread, 0 for the segmented or one-row kernel)."""
+def _row_scan_configs(monkeypatch):
+    """The RowScan configurations of the row scans launched from now on (scan.row_scan's keys:
+    ("row", RowScan, tile shape, traced))."""
     from arrayx.cuda.engine import compiler
     keys = []
     cached_kernel = compiler.cached_kernel
 
     def record(dev, family, key, build):
         if family == "scan" and key[0] == "row":
-            keys.append(key)
+            keys.append(key[1])
         return cached_kernel(dev, family, key, build)
 
     monkeypatch.setattr(compiler, "cached_kernel", record)
@@ -109,7 +109,7 @@ def _row_scan_keys(monkeypatch):
 ])
 def test_rows_that_fill_whole_tiles_run_the_one_row_kernel(rng, monkeypatch, dtype, shape, op,
                                                            aligned):
-    keys = _row_scan_keys(monkeypatch)
+    keys = _row_scan_configs(monkeypatch)
     h = rng.standard_normal(shape)
     if dtype == "complex64":
         h = h + 1j * rng.standard_normal(shape)
@@ -129,9 +129,9 @@ def test_rows_that_fill_whole_tiles_run_the_one_row_kernel(rng, monkeypatch, dty
         np.testing.assert_array_equal(got, np_fn(h.astype(ref_dtype), axis=1))
     else:
         np.testing.assert_allclose(got, np_fn(h.astype(ref_dtype), axis=1), **tol)
-    assert [k[-1] for k in keys] == [aligned]
+    assert [k.aligned_rows for k in keys] == [aligned]
     # a strided view of the same rows is not flat: the segmented kernel reads it by elements
     keys.clear()
     got = _host(fn(x[:, ::2], axis=1))
     np.testing.assert_allclose(got, np_fn(h[:, ::2].astype(ref_dtype), axis=1), **tol)
-    assert [k[-1] for k in keys] == [0]
+    assert [k.aligned_rows for k in keys] == [0]

@@ -36,7 +36,7 @@ one store, never torn. Layouts, chosen on the host after collapsing dims (layout
   specialised on the padded dim count and 32/64-bit coordinate arithmetic, like elementwise.
 
 Keys holding exactly one boolean array (and ints, slices, None, Ellipsis) go to the mask
-selection kernels of scan.py; other boolean arrays become integer arrays through scan.nonzero.
+selection kernels of the mask family; other boolean arrays become integer arrays through mask.nonzero.
 """
 
 from __future__ import annotations
@@ -416,15 +416,15 @@ def _is_bool_array(k) -> bool:
 
 def _expand_key(a: CudaArray, key: tuple) -> tuple:
     """0-d boolean arrays become BoolScalar (one sync each), boolean arrays of any other rank
-    their integer arrays (scan.nonzero: one index array per masked dimension)."""
+    their integer arrays (mask.nonzero: one index array per masked dimension)."""
     out = []
     for k in key:
         if _is_bool_array(k):
             if k.ndim == 0:
                 out.append(BoolScalar(bool(transfer.to_host(k)[()])))
             else:
-                from .. import scan
-                out.extend(scan.nonzero(k))
+                from .. import mask
+                out.extend(mask.nonzero(k))
         else:
             out.append(k)
     return tuple(out)
@@ -524,9 +524,9 @@ def getitem(a: CudaArray, key: tuple) -> CudaArray:
     """x[key] for a key with index arrays (primitives.getitem takes basic keys as views)."""
     route = _mask_route(a, key)
     if route is not None:
-        from .. import scan
+        from .. import mask as _mask
         view, mask, place = route
-        r = scan.select_by_mask(view, mask)
+        r = _mask.select_by_mask(view, mask)
         order = list(range(1, place + 1)) + [0] + list(range(place + 1, r.ndim))
         return r.view([r.shape[d] for d in order], [r.strides[d] for d in order], r.offset)
     offset, shape, strides, specs = plan_key(a.shape, a.strides, a.offset, _expand_key(a, key))
@@ -540,7 +540,7 @@ def setitem(a: CudaArray, key: tuple, value) -> None:
     dtype on a's device."""
     route = _mask_route(a, key)
     if route is not None:
-        from .. import scan
+        from .. import mask as _mask
         view, mask, place = route
         if elementwise._overlaps(a, mask):
             mask = elementwise.copy(mask)  # x[x] = False: read the whole mask before writing
@@ -557,7 +557,7 @@ def setitem(a: CudaArray, key: tuple, value) -> None:
             order = [place] + [d for d in range(value.ndim) if d != place]
             value = value.view([value.shape[d] for d in order], [value.strides[d] for d in order],
                                value.offset)
-        scan.assign_by_mask(view, mask, value)
+        _mask.assign_by_mask(view, mask, value)
         return
     # x[x[:2]] = v: the indices are read while the kernel writes, so they must not alias x
     key = tuple(elementwise.copy(k) if isinstance(k, CudaArray) and k.size and
