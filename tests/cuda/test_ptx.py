@@ -342,14 +342,14 @@ def test_repeat_kernels_compile():
         assert ".local" not in _ptx(spec)
 
 
-# --- scan.py and search.py: decoupled look-back scans, flags, masks, binary search -------------
+# --- scan, mask and search: decoupled look-back scans, flags, masks, binary search ------------
 
 @pytest.mark.parametrize("segmented, lookback_warp", [(True, False), (False, False),
                                                       (False, True)])
 def test_row_scan_float32_moves_vectors_and_uses_relaxed_status_words(segmented, lookback_warp):
     from arrayx.cuda.kernels import scan
-    ptx = _ptx(scan.row_spec("sum", F32, F32, False, "v", "v", 32, segmented,
-                             lookback_warp=lookback_warp))
+    ptx = _ptx(scan.row_spec(scan.RowScan("sum", F32, F32, segmented=segmented,
+                                          lookback_warp=lookback_warp)))
     ops_seen = _mem_ops(ptx)
     assert "ld.global.v4.f32" in ops_seen and "st.global.v4.f32" in ops_seen, ops_seen
     # the status word: one 64-bit relaxed load / store (flag and value packed in one word)
@@ -362,42 +362,60 @@ def test_row_scan_float32_moves_vectors_and_uses_relaxed_status_words(segmented,
     else:  # one plain row: compiled for PLAIN_ROW_BLOCKS resident blocks (ptxas caps registers)
         threads = 256 + (32 if lookback_warp else 0)
         assert f".maxntid {threads}, 1, 1" in ptx
-        assert f".minnctapersm {scan.PLAIN_ROW_BLOCKS}" in ptx
+        assert f".minnctapersm {scan.tuning.PLAIN_ROW_BLOCKS}" in ptx
 
 
 def test_row_scan_prefetches_a_later_tile_only_when_read_by_vectors():
     from arrayx.cuda.kernels import scan
     # 256 x 11 x 4 float32 a tile read and written (90112 bytes), PREFETCH_BYTES (8 MiB) ahead
-    plain = scan.row_spec("sum", F32, F32, False, "v", "v", 32, segmented=False)
-    ahead = scan.PREFETCH_BYTES // (256 * 11 * 4 * 8)
+    plain = scan.row_spec(scan.RowScan("sum", F32, F32, segmented=False))
+    ahead = scan.tuning.PREFETCH_BYTES // (256 * 11 * 4 * 8)
     assert ahead == 93 and plain.name.endswith(f"_p{ahead}")
     # 11264 float32 = 352 lines of 128 bytes over 288 threads: two prefetches a thread at most
     assert plain.source.count("prefetch_line(inp, (tile + 93) * 11264 + ") == 2
     assert "(tile + 93) * 11264 + 11264 <= total" in plain.source  # whole tiles only
-    strided = scan.row_spec("sum", F32, F32, False, "s", "v", 32, segmented=False)
-    off = scan.row_spec("sum", F32, F32, False, "v", "v", 32, segmented=False, ahead=0)
+    strided = scan.row_spec(scan.RowScan("sum", F32, F32, in_kind="s", segmented=False))
+    off = scan.row_spec(scan.RowScan("sum", F32, F32, segmented=False, ahead=0))
     for spec in (strided, off):
         assert "prefetch" not in spec.source and "_p" not in spec.name.rsplit("_", 1)[-1]
     # x[mask]: the mask a later tile, and x of its own tile (read after the look-back)
-    select = scan.row_spec("sum", B, np.dtype("int32"), True, "v", "v", 32, False, "float32")
+    select = scan.row_spec(scan.RowScan("sum", B, np.dtype("int32"), flag=True, segmented=False,
+                                        moved="float32"))
     assert "prefetch_line(inp, (tile + " in select.source
     assert "prefetch_line(x, tile * " in select.source
 
 
 def test_row_scan_trace_stamps_each_phase_once_and_only_when_asked():
     from arrayx.cuda.kernels import scan
-    traced = scan.row_spec("sum", F32, F32, False, "v", "v", 32, segmented=False, trace=True)
-    plain = scan.row_spec("sum", F32, F32, False, "v", "v", 32, segmented=False)
+    one_row = scan.RowScan("sum", F32, F32, segmented=False)
+    traced = scan.row_spec(one_row, scan.PhaseTrace())
+    plain = scan.row_spec(one_row)
     assert traced.source.count("= globaltimer()") == len(scan.TRACE_PHASES)
     assert traced.argtypes == plain.argtypes + ("int64*",) and traced.name != plain.name
     assert "globaltimer" not in plain.source  # the kernels that run are untouched
     with pytest.raises(AssertionError):  # the phases are the look-back warp's
-        scan.row_spec("sum", F32, F32, False, "v", "v", 32, segmented=True, trace=True)
+        scan.row_spec(scan.RowScan("sum", F32, F32), scan.PhaseTrace())
+    # the probe runs only on a GPU: its kernel must still compile
+    assert "%globaltimer" in _ptx(traced) and ".local" not in _ptx(traced)
+
+
+def test_row_scan_computes_only_the_positions_it_reads():
+    from arrayx.cuda.kernels import scan
+    # one row read by vectors: no element's position is read (no heads, no strided address)
+    plain = scan.row_spec(scan.RowScan("sum", F32, F32, segmented=False)).source
+    assert "p0_0 =" not in plain and "r0_0 =" not in plain
+    # rows read by vectors: positions (heads) but not rows (addresses) in the loads and rounds
+    rows = scan.row_spec(scan.RowScan("sum", F32, F32)).source
+    assert "p0_1 = p0_0 + 1" in rows and "r0_0 =" not in rows and "r_1 =" not in rows
+    # rows stored by elements: each element's row and position address the store
+    strided = scan.row_spec(scan.RowScan("sum", F32, F32, out_kind="s")).source
+    assert "r_1 = r_0" in strided and "r0_0 =" not in strided
 
 
 def test_fused_mask_selection_reads_x_vectors():
     from arrayx.cuda.kernels import scan
-    ptx = _ptx(scan.row_spec("sum", B, np.dtype("int32"), True, "v", "v", 32, False, "uint32"))
+    ptx = _ptx(scan.row_spec(scan.RowScan("sum", B, np.dtype("int32"), flag=True,
+                                          segmented=False, moved="uint32")))
     ops_seen = _mem_ops(ptx)
     assert "ld.global.u32" in ops_seen and "ld.global.v4.u32" in ops_seen, ops_seen
     assert ".local" not in ptx
@@ -412,7 +430,8 @@ def test_fused_mask_selection_reads_x_vectors():
 ])
 def test_row_scan_kernels_compile_without_local_memory(op, src, dst, kinds, bits):
     from arrayx.cuda.kernels import scan
-    ptx = _ptx(scan.row_spec(op, np.dtype(src), np.dtype(dst), False, kinds[0], kinds[1], bits))
+    ptx = _ptx(scan.row_spec(scan.RowScan(op, np.dtype(src), np.dtype(dst), in_kind=kinds[0],
+                                          out_kind=kinds[1], bits=bits)))
     assert ".local" not in ptx
     if kinds == "vv" and np.dtype(dst).itemsize == 16:
         assert "st.global.v2.f64" in ptx
@@ -420,19 +439,19 @@ def test_row_scan_kernels_compile_without_local_memory(op, src, dst, kinds, bits
 
 def test_flag_scan_reads_mask_words_and_writes_rank_vectors():
     from arrayx.cuda.kernels import scan
-    ptx = _ptx(scan.row_spec("sum", B, np.dtype("int32"), True, "v", "v", 32))
+    ptx = _ptx(scan.row_spec(scan.RowScan("sum", B, np.dtype("int32"), flag=True)))
     ops_seen = _mem_ops(ptx)
     assert "ld.global.u32" in ops_seen and "st.global.v4.u32" in ops_seen, ops_seen
     assert ".local" not in ptx
 
 
 def test_mask_and_nonzero_kernels():
-    from arrayx.cuda.kernels import scan
+    from arrayx.cuda.kernels import mask, scan
     I32 = np.dtype("int32")
-    ptx = _ptx(scan.compact_spec("uint32", I32, 4))
+    ptx = _ptx(mask.compact_spec("uint32", I32, 4))
     assert "ld.global.v4.u32" in ptx and ".local" not in ptx  # x and the ranks as vectors
-    for spec in (scan.compact_spec("complex128", I64, 1), scan.coords_spec(I32, 3, 32),
-                 scan.coords_spec(I64, 1, 64), scan.masked_scatter_spec("uint16", I32, 3, 32),
+    for spec in (mask.compact_spec("complex128", I64, 1), mask.coords_spec(I32, 3, 32),
+                 mask.coords_spec(I64, 1, 64), mask.masked_scatter_spec("uint16", I32, 3, 32),
                  scan.column_spec("sum", F32, np.dtype("float64"), 32),
                  scan.column_spec("prod", np.dtype("complex64"), np.dtype("complex64"), 64)):
         assert ".local" not in _ptx(spec)
