@@ -163,10 +163,10 @@ class Harness:
         (cuMemcpyDtoD): the bandwidth ceiling the kernel families are measured against (bytes
         read + written)."""
         import arrayx as xp
-        from arrayx.cuda.kernels import elementwise
+        from arrayx.cuda.engine import copies
         src = xp.ones(n, dtype=xp.float32, device="cuda:0")
         dst = xp.empty(n, dtype=xp.float32, device="cuda:0")
-        ms = self.gpu_time("arrayx", lambda: elementwise.memcpy_d2d(self.dev, dst._data, src._data),
+        ms = self.gpu_time("arrayx", lambda: copies.memcpy_d2d(self.dev, dst._data, src._data),
                            reps=reps)
         return self.bandwidth(f"device copy {n * 4 >> 20} MiB", "arrayx/cuMemcpyDtoD", ms, 8 * n)
 

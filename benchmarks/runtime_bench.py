@@ -68,7 +68,7 @@ def launch_paths(H: Harness):
     from arrayx.cuda.kernels import elementwise
     a = P.from_host(dev, np.ones(1000, np.float32), True)
     P.binary("add", a, a, F32)  # compile/load
-    kern = elementwise._fast[("add", F32, F32, 0)][0]
+    kern = elementwise.fast_path.plans[("add", F32, F32, 0)].kernel
     out = P.empty(dev, (1000,), F32)
     stream = H.dev.stream
     args = (out.ptr, a.ptr, a.ptr, 1000)
@@ -155,6 +155,7 @@ def host_cost(H: Harness, n_ops: int):
 def throughput(H: Harness, n: int):
     """2^28 float32 add: arrayx unroll variants, CuPy, PyTorch, device-to-device copy."""
     dev, P, xc = setup()
+    from arrayx.cuda.engine import copies
     from arrayx.cuda.kernels import elementwise
     rng = np.random.default_rng(1)
     h = rng.standard_normal(n).astype(np.float32)
@@ -162,21 +163,21 @@ def throughput(H: Harness, n: int):
     nbytes = 3 * n * 4
     best = None
     for u in (1, 2, 4):
-        elementwise.VEC_UNROLL = u
-        elementwise._fast.clear()
+        elementwise.tuning.VEC_UNROLL = u
+        elementwise.fast_path.plans.clear()
         ms = H.gpu_time("arrayx", lambda: P.binary("add", a, b, F32))
         r = H.bandwidth(f"add 2^{n.bit_length() - 1} f32 [vec4 x{u}]", "arrayx", ms, nbytes)
         if best is None or ms < best[1]:
             best = (u, ms, r["tb_per_s"])
-    elementwise.VEC_UNROLL = best[0]
-    elementwise._fast.clear()
+    elementwise.tuning.VEC_UNROLL = best[0]
+    elementwise.fast_path.plans.clear()
     r = P.binary("add", a, b, F32)
     got = P.to_host(r)
     err = float(np.max(np.abs(got - (h + h[::-1]))))
     H.record("add 2^28 max abs error vs numpy", "arrayx", err, "")
     del r
     out = P.empty(dev, (n,), F32)
-    ms_copy = H.gpu_time("arrayx", lambda: elementwise.memcpy_d2d(H.dev, out, a))
+    ms_copy = H.gpu_time("arrayx", lambda: copies.memcpy_d2d(H.dev, out, a))
     H.bandwidth(f"device copy {n * 4 >> 20} MiB", "arrayx/cuMemcpyDtoD", ms_copy, 2 * n * 4)
     del out
     libs = {}
@@ -485,7 +486,7 @@ def main():
     from arrayx.cuda.kernels import elementwise
     extra = {"summary": [{"item": i, "value": v, "note": n} for i, v, n in SUMMARY],
              "settings": {"submit_mode": encoder.MODE, "batch_ops": encoder.BATCH_OPS,
-                          "vec_unroll": elementwise.VEC_UNROLL, "launch_api": launcher.launch_api()}}
+                          "vec_unroll": elementwise.tuning.VEC_UNROLL, "launch_api": launcher.launch_api()}}
     os.makedirs(a.out, exist_ok=True)
     doc = H.write(os.path.join(a.out, f"runtime-{DATE}.json"), extra)
     write_md(os.path.join(a.out, f"runtime-{DATE}.md"), doc)

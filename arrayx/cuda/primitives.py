@@ -6,11 +6,9 @@ change metadata; keys with index arrays go to the gather/scatter kernels (indexi
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
-from .engine import dlpack, layout, transfer
+from .engine import compiler, dlpack, layout, transfer
 from .kernels import elementwise, gather_scatter as indexing
 from .kernels.elementwise import ops as ops
 from .engine.array import CudaArray, c_strides, new_array
@@ -193,29 +191,25 @@ def broadcast_to(a, shape):
 
 
 def _is_basic(key) -> bool:
+    """Whether a key (normalised by arrayx/_indexing.py) selects a view: no index arrays."""
     for k in key:
-        if not (k is None or k is Ellipsis or isinstance(k, (slice, int, np.integer))):
-            return False
-        if isinstance(k, bool):
+        if k.__class__ is CudaArray:
             return False
     return True
 
 
 def basic_view(a: CudaArray, key: tuple) -> CudaArray:
-    """The view selected by a tuple of int, slice, None and Ellipsis (ints already in range)."""
+    """The view selected by a tuple of int (in range, non-negative), slice, None and at most one
+    Ellipsis."""
     n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
     shape, strides = [], []
     offset = a.offset
     dim = 0
-    seen_ellipsis = False
     for k in key:
         if k is None:
             shape.append(1)
             strides.append(0)
         elif k is Ellipsis:
-            if seen_ellipsis:
-                raise IndexError("an index can only have a single ellipsis ('...')")
-            seen_ellipsis = True
             for _ in range(a.ndim - n_real):
                 shape.append(a.shape[dim])
                 strides.append(a.strides[dim])
@@ -229,12 +223,9 @@ def basic_view(a: CudaArray, key: tuple) -> CudaArray:
             strides.append(a.strides[dim] * step)
             dim += 1
         else:
-            i = operator.index(k)
-            if i < 0:
-                i += a.shape[dim]
-            if not 0 <= i < a.shape[dim]:
-                raise IndexError(f"index {k} is out of bounds for axis {dim} with size {a.shape[dim]}")
-            offset += i * a.strides[dim]
+            if compiler.DEBUG:
+                assert 0 <= k < a.shape[dim], f"index {k} out of range for axis {dim}"
+            offset += k * a.strides[dim]
             dim += 1
     while dim < a.ndim:
         shape.append(a.shape[dim])
@@ -244,18 +235,12 @@ def basic_view(a: CudaArray, key: tuple) -> CudaArray:
 
 
 def getitem(a, key):
-    if not isinstance(key, tuple):
-        key = (key,)
     if _is_basic(key):
         return basic_view(a, key)
     return indexing.getitem(a, key)
 
 
 def setitem(a, key, value):
-    if not isinstance(key, tuple):
-        key = (key,)
-    if isinstance(value, CudaArray) and value.device_index != a.device_index:
-        value = transfer.from_host(a.device_index, transfer.to_host(value))
     if _is_basic(key):
         elementwise.assign(basic_view(a, key), value)
         return

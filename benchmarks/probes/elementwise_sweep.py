@@ -1,6 +1,6 @@
-"""Sweep of the contiguous elementwise kernel's launch shape (arrayx/cuda/elementwise.py BLOCK
-threads a block, VEC_UNROLL 16-byte vectors a thread) on the one-input operations of issue 4's
-targets, beside PyTorch in the same process. Run on the GPU machine:
+"""Sweep of the contiguous elementwise kernel's launch shape (BLOCK threads a block, VEC_UNROLL
+16-byte vectors a thread, in arrayx/cuda/kernels/elementwise/tuning.py) on the one-input
+operations of issue 4's targets, beside PyTorch in the same process. Run on the GPU machine:
 
     python3 benchmarks/probes/elementwise_sweep.py [--reps 10]
 
@@ -52,8 +52,8 @@ def main():
     compiled0 = compiler.compile_count()
 
     def configure(block, unroll):
-        ew.BLOCK, ew.VEC_UNROLL = block, unroll
-        ew._fast.clear()  # the fast paths hold the launch shape they were made with
+        ew.tuning.BLOCK, ew.tuning.VEC_UNROLL = block, unroll
+        ew.fast_path.plans.clear()  # plans hold the launch shape they were made with
 
     sample = slice(0, n, 9973)
     checked = {}

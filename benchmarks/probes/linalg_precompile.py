@@ -28,6 +28,7 @@ FLOATS = [np.dtype(d) for d in ("float32", "float64", "complex64", "complex128")
 
 def elementwise_specs() -> list:
     from arrayx.cuda.kernels import elementwise as ew
+    from arrayx.cuda.kernels._common import DIM_BUCKETS
     from arrayx.cuda.kernels.elementwise.ops import binary_op, cast_op
     out = []
     f32, f64, c64, c128 = FLOATS
@@ -36,21 +37,21 @@ def elementwise_specs() -> list:
     for src, dst in casts:
         op = cast_op(src, dst)
         for name in ("copy", "assign") if src == dst else ("astype", "assign"):
-            for D in ew.STRIDED_DIMS:
+            for D in DIM_BUCKETS:
                 out.append(ew.kernel_spec(name, op, ("a",), (src,), "strided", D=D, index_bits=32))
             out += ew.tile_specs(name, op, ("a",), (src,))
             out.append(ew.kernel_spec(name, op, ("a",), (src,), "vec",
-                                      max(1, 16 // max(src.itemsize, dst.itemsize)), ew.VEC_UNROLL))
+                                      max(1, 16 // max(src.itemsize, dst.itemsize)), ew.tuning.VEC_UNROLL))
     for dt in FLOATS:
         fill = cast_op(dt, dt)
         width = 16 // dt.itemsize
-        out.append(ew.kernel_spec("fill", fill, ("s",), (dt,), "vec", width, ew.VEC_UNROLL))
-        for D in ew.STRIDED_DIMS:
+        out.append(ew.kernel_spec("fill", fill, ("s",), (dt,), "vec", width, ew.tuning.VEC_UNROLL))
+        for D in DIM_BUCKETS:
             out.append(ew.kernel_spec("fill", fill, ("s",), (dt,), "strided", D=D, index_bits=32))
         out.append(ew.kernel_spec("multiply", binary_op("multiply", dt), ("a", "s"), (dt, dt),
-                                  "vec", width, ew.VEC_UNROLL))
+                                  "vec", width, ew.tuning.VEC_UNROLL))
     for dt in (np.dtype("float32"), np.dtype("float64")):   # the real views FFT fills
-        for D in ew.STRIDED_DIMS:
+        for D in DIM_BUCKETS:
             out.append(ew.kernel_spec("fill", cast_op(dt, dt), ("s",), (dt,), "strided", D=D,
                                       index_bits=32))
     return out

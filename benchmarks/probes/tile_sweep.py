@@ -1,4 +1,4 @@
-"""Sweep of the transposing tile's design (arrayx/cuda/elementwise.py, the TILE_* constants) on
+"""Sweep of the transposing tile's design (arrayx/cuda/kernels/elementwise/tuning.py, the TILE_* constants) on
 transposed copies, to pick the module's defaults. Run once on the GPU:
 
     python benchmarks/probes/tile_sweep.py [--reps 10] [--jobs 16]
@@ -57,7 +57,7 @@ CASES = [("16k x 16k float32", (SIDE, SIDE), "float32"),
 
 def configure(ew, defaults, setting):
     for k, v in {**defaults, **setting}.items():
-        setattr(ew, k, v)
+        setattr(ew.tuning, k, v)
 
 
 def sweep_specs(ew, ops, defaults) -> list:
@@ -94,7 +94,7 @@ def main():
     from arrayx.cuda.precompile import _one
     set_host_fallback("error")
     H = Harness("arrayx transposing tile sweep")
-    defaults = {k: getattr(ew, k) for k in KNOBS}
+    defaults = {k: getattr(ew.tuning, k) for k in KNOBS}
 
     specs = sweep_specs(ew, ops, defaults)
     if compiler.cache_dir():

@@ -1,4 +1,4 @@
-"""The elementwise fast path (elementwise._run_fast) run on the host without a GPU.
+"""The elementwise fast path (fast_path.run) run on the host without a GPU.
 
 The vec kernels' generated source runs as plain Python on test_indexing_host's heap (its vector
 loads and stores assert 16-byte alignment), so the host-side split of an offset view into an
@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from arrayx.cuda.kernels import elementwise
+from arrayx.cuda.kernels.elementwise import fast_path, tuning
 from arrayx.cuda.engine import runtime
 from arrayx.cuda.kernels.elementwise import ops as ops
 from arrayx.cuda.engine.array import CudaArray
@@ -38,7 +39,7 @@ class _Device:
 
 @pytest.fixture
 def fast(monkeypatch):
-    """make(name, op, dtypes) -> the fast-path tuple of a kernel simulated on a fresh heap."""
+    """make(name, op, dtypes) -> the fast_path.Plan of a kernel simulated on a fresh heap."""
     heap = Heap()
     dev = _Device()
     dev.allocator = _Allocator(heap)
@@ -54,8 +55,9 @@ def fast(monkeypatch):
             if grid:
                 run_kernel(heap, spec, grid, block, args)
 
-        return (kern, N * dtypes[0].itemsize, op.out, elementwise.BLOCK * N, dev, dev.allocator,
-                sum(d.itemsize for d in dtypes) + op.out.itemsize, N)
+        return fast_path.Plan(kern, N * dtypes[0].itemsize, op.out, tuning.BLOCK,
+                              tuning.BLOCK * N, dev, dev.allocator,
+                              sum(d.itemsize for d in dtypes) + op.out.itemsize, N)
 
     return heap, make, launches
 
@@ -74,9 +76,9 @@ def test_binary_fast_path_over_offset_views(fast, start, n):
     a_host = rng.standard_normal(n + start).astype(F32)
     b_host = rng.standard_normal(n + start).astype(F32)
     a, b = _view(heap, a_host, start), _view(heap, b_host, start)
-    fp = make("add", ops.binary_op("add", F32), (F32, F32))
-    res = elementwise._run_fast(fp, a.shape, a.size, (a.ptr, b.ptr), (a.buffer, b.buffer),
-                                a.ptr % fp[1])
+    plan = make("add", ops.binary_op("add", F32), (F32, F32))
+    res = fast_path.run(plan, a.shape, a.size, (a.ptr, b.ptr), (a.buffer, b.buffer),
+                        a.ptr % plan.vector_bytes)
     np.testing.assert_array_equal(heap.get(res), a_host[start:] + b_host[start:])
     head = (4 - start) % 4
     if n > head:  # the output shares the inputs' phase, so the body's vectors line up
@@ -93,8 +95,8 @@ def test_unary_fast_path_with_a_wider_result(fast, start):
     n = 1500
     host = np.random.default_rng(start).standard_normal(n + start).astype(F32)
     a = _view(heap, host, start)
-    fp = make("cast", ops.cast_op(F32, F64), (F32,))
-    res = elementwise._run_fast(fp, a.shape, a.size, (a.ptr,), (a.buffer,), a.ptr % fp[1])
+    plan = make("cast", ops.cast_op(F32, F64), (F32,))
+    res = fast_path.run(plan, a.shape, a.size, (a.ptr,), (a.buffer,), a.ptr % plan.vector_bytes)
     np.testing.assert_array_equal(heap.get(res), host[start:].astype(F64))
 
 
@@ -104,9 +106,9 @@ def test_comparison_fast_path_writes_bools_in_phase(fast):
     rng = np.random.default_rng(7)
     a_host, b_host = rng.standard_normal((2, n + 1)).astype(F32)
     a, b = _view(heap, a_host, 1), _view(heap, b_host, 1)
-    fp = make("less", ops.binary_op("less", F32), (F32, F32))
-    res = elementwise._run_fast(fp, a.shape, a.size, (a.ptr, b.ptr), (a.buffer, b.buffer),
-                                a.ptr % fp[1])
+    plan = make("less", ops.binary_op("less", F32), (F32, F32))
+    res = fast_path.run(plan, a.shape, a.size, (a.ptr, b.ptr), (a.buffer, b.buffer),
+                        a.ptr % plan.vector_bytes)
     np.testing.assert_array_equal(heap.get(res).astype(bool), a_host[1:] < b_host[1:])
 
 
@@ -114,7 +116,40 @@ def test_phase_of_a_partial_element_is_left_to_the_general_path(fast):
     heap, make, launches = fast
     host = np.arange(64, dtype=F32)
     a = heap.put(host)
-    fp = make("add", ops.binary_op("add", F32), (F32, F32))
-    assert elementwise._run_fast(fp, (63,), 63, (a.ptr + 2, a.ptr + 2), (a.buffer, a.buffer),
-                                 2) is None
+    plan = make("add", ops.binary_op("add", F32), (F32, F32))
+    assert fast_path.run(plan, (63,), 63, (a.ptr + 2, a.ptr + 2), (a.buffer, a.buffer),
+                         2) is None
     assert launches == []
+
+
+def test_seven_dims_run_a_seven_dim_strided_kernel(monkeypatch):
+    """Past the last dimension bucket (_common.DIM_BUCKETS) launch() specialises the strided
+    kernel for the exact dim count: a 7-D view no dim of which collapses, copied on the heap."""
+    from arrayx.cuda.kernels.elementwise import dispatch
+    from arrayx.cuda.primitives import basic_view
+    heap = Heap()
+    dev = _Device()
+    dev.allocator = _Allocator(heap)
+    dev.default_stream = None
+    built = []
+
+    def cached_kernel(device_index, family, key, build):
+        spec = build()
+        built.append(spec.name)
+        return lambda stream, grid, block, args, keep, nbytes: run_kernel(heap, spec, grid, block,
+                                                                           args)
+
+    monkeypatch.setattr(dispatch.runtime, "get_device", lambda index: dev)
+    monkeypatch.setattr(dispatch.compiler, "cached_kernel", cached_kernel)
+    host = np.arange(3 * 4 * 3 * 4 * 3 * 4 * 3, dtype=F32).reshape(3, 4, 3, 4, 3, 4, 3)
+    key = tuple(slice(None, None, -1) if d % 2 else slice(None, None, 2) for d in range(7))
+    res = elementwise.copy(basic_view(heap.put(host), key))
+    np.testing.assert_array_equal(heap.get(res), host[key])
+    assert built == ["ew_cast_float32_to_float32_strided7d32"]
+
+
+def test_seven_dim_strided_kernel_compiles_to_ptx():
+    from test_ptx import _ptx
+    spec = elementwise.kernel_spec("cast", ops.cast_op(F32, F32), ("a",), (F32,), "strided", D=7,
+                                   index_bits=32)
+    assert ".entry" in _ptx(spec)

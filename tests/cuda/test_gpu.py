@@ -218,7 +218,7 @@ def test_transposed_copy_and_cast_use_tiles(P, dev, rng, monkeypatch, dtype, to,
     t = P.permute_dims(d, (1, 0))
     vectors = []
     design = elementwise.tile_design
-    monkeypatch.setattr(elementwise, "tile_design",
+    monkeypatch.setattr(elementwise.template, "tile_design",
                         lambda itemsize, vector: vectors.append(vector) or design(itemsize, vector))
 
     def expected(out_dt):

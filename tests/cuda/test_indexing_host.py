@@ -12,6 +12,7 @@ GPU suite checks the same on the device.
 import numpy as np
 import pytest
 
+from arrayx.cuda.engine import copies
 from arrayx.cuda.kernels import elementwise, gather_scatter as indexing, manipulation
 from arrayx.cuda.engine.array import Buffer, CudaArray, c_strides
 from arrayx.cuda.primitives import basic_view
@@ -380,7 +381,7 @@ def host_engines(monkeypatch):
 
     monkeypatch.setattr(manipulation.runtime, "get_device", lambda i: Dev())
     monkeypatch.setattr(manipulation, "new_array", lambda d, shape, dt, alloc: heap.empty(shape, dt))
-    monkeypatch.setattr(elementwise, "memcpy_d2d", memcpy)
+    monkeypatch.setattr(copies, "memcpy_d2d", memcpy)
     monkeypatch.setattr(elementwise, "assign", assign)
     monkeypatch.setattr(manipulation, "_memcpy_2d", memcpy_2d)
     return heap, used

@@ -134,7 +134,7 @@ def _tile_specs(monkeypatch, src, dst):
     """The transposing tile's kernels for a cast, vectors first, with 16-byte vectors whatever
     the module's default."""
     from arrayx.cuda.kernels import elementwise
-    monkeypatch.setattr(elementwise, "TILE_VECTOR_BYTES", 16)
+    monkeypatch.setattr(elementwise.tuning, "TILE_VECTOR_BYTES", 16)
     src, dst = np.dtype(src), np.dtype(dst)
     return elementwise.tile_specs("cast", ops.cast_op(src, dst), ("a",), (src,))
 

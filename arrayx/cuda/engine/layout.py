@@ -120,3 +120,15 @@ def reshape_strides(shape, strides, new_shape):
     for nk in range(ni, n_n):
         new_strides[nk] = last
     return tuple(new_strides)
+
+
+def broadcast_shape(*shapes) -> tuple:
+    """The shape `shapes` broadcast to, for shapes known to broadcast (no check: the namespace
+    validated them; callers checking user input use np.broadcast_shapes)."""
+    nd = max(len(s) for s in shapes)
+    res = [1] * nd
+    for s in shapes:
+        for i, n in enumerate(s, nd - len(s)):
+            if n != 1:
+                res[i] = n
+    return tuple(res)

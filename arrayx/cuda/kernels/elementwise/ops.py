@@ -2,7 +2,7 @@
 
 ``op(name, dtypes, out_dtype)`` gives an ``Op``: a Python expression over the operand values
 ``x0, x1, ...`` (each in its operand's dtype: numba booleans for bool, complex numbers for
-complex) and the helper functions it calls. elementwise.py wraps the expression in a kernel for
+complex) and the helper functions it calls. template.py wraps the expression in a kernel for
 a layout; the helpers become inner functions of that kernel (numba inlines them; device
 functions would need a GPU at compile time, which CI and precompile.py do not have).
 

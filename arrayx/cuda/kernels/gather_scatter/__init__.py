@@ -350,7 +350,7 @@ def scatter(dst: CudaArray, offset: int, shape, dst_strides, specs, value, what=
     if n == 0:
         return
     _check_empty_axes(specs, what)
-    if value.size and elementwise._overlaps(dst, value):
+    if value.size and elementwise.overlaps(dst, value):
         value = elementwise.copy(value)  # x[i] = x[::-1][j]: read everything before writing
     vst = layout.broadcast_strides(value.shape, value.strides, tuple(shape))
     ptr = dst.buffer.ptr + offset * dst.dtype.itemsize
@@ -477,7 +477,7 @@ def plan_key(shape, strides, offset, key):
             dim += 1
     basic += [(shape[d], strides[d]) for d in range(dim, ndim)]
     try:
-        bshape = elementwise.broadcast_shape(*(s for s, _, _, _ in advanced)) if advanced else ()
+        bshape = np.broadcast_shapes(*(s for s, _, _, _ in advanced)) if advanced else ()
     except ValueError:
         raise IndexError("shape mismatch: indexing arrays could not be broadcast together with "
                          f"shapes {' '.join(str(s) for s, _, _, _ in advanced)}") from None
@@ -542,10 +542,10 @@ def setitem(a: CudaArray, key: tuple, value) -> None:
     if route is not None:
         from .. import mask as _mask
         view, mask, place = route
-        if elementwise._overlaps(a, mask):
+        if elementwise.overlaps(a, mask):
             mask = elementwise.copy(mask)  # x[x] = False: read the whole mask before writing
         if isinstance(value, CudaArray):
-            if elementwise._overlaps(a, value):
+            if elementwise.overlaps(a, value):
                 value = elementwise.copy(value)
             # the selection is (rest[:place], count, rest[place:]); the kernel wants count first
             rank = view.ndim - mask.ndim + 1
@@ -561,7 +561,7 @@ def setitem(a: CudaArray, key: tuple, value) -> None:
         return
     # x[x[:2]] = v: the indices are read while the kernel writes, so they must not alias x
     key = tuple(elementwise.copy(k) if isinstance(k, CudaArray) and k.size and
-                elementwise._overlaps(a, k) else k for k in _expand_key(a, key))
+                elementwise.overlaps(a, k) else k for k in _expand_key(a, key))
     offset, shape, strides, specs = plan_key(a.shape, a.strides, a.offset, key)
     if not specs:
         view = a.view(shape, strides, offset)

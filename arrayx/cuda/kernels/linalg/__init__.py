@@ -256,7 +256,7 @@ def _product_plan(a_shape, a_strides, b_shape, b_strides, use_gemv) -> _ProductP
     for small or batched products the host time of a call is what it costs beyond the GPU's."""
     M, K = a_shape[-2:]
     N = b_shape[-1]
-    batch = elementwise.broadcast_shape(a_shape[:-2], b_shape[:-2])
+    batch = layout.broadcast_shape(a_shape[:-2], b_shape[:-2])
     out_shape = batch + (M, N)
     copy_a, op_a, ld_a, a_batch, a_strides = _operand_layout(a_shape, a_strides, batch)
     copy_b, op_b, ld_b, b_batch, b_strides = _operand_layout(b_shape, b_strides, batch)

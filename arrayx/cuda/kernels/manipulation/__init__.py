@@ -26,7 +26,7 @@ import itertools
 
 import numpy as np
 
-from ...engine import compiler, layout, runtime, transfer
+from ...engine import compiler, copies, layout, runtime, transfer
 from .. import elementwise, gather_scatter as indexing
 from ...engine.array import CudaArray, c_strides, new_array
 from ..elementwise.ops import PREAMBLE
@@ -60,7 +60,7 @@ def copy_into(dst: CudaArray, src: CudaArray) -> None:
         return
     dev = runtime.get_device(dst.device_index)
     if dst.c_contig and src.c_contig:
-        elementwise.memcpy_d2d(dev, dst, src)
+        copies.memcpy_d2d(dev, dst, src)
         return
     cshape, (dst_st, src_st) = layout.collapse(dst.shape, dst.strides, src.strides)
     isz = dst.dtype.itemsize

@@ -1,0 +1,91 @@
+"""The fast path of unary(), binary(), where() and astype(): contiguous inputs of one shape at one
+phase of the vector size skip launch()'s layout analysis (most of a small call's host time), with
+everything but the pointers looked up once per (operation, input dtypes, device) as a Plan."""
+
+from __future__ import annotations
+
+from ...engine import compiler, layout, runtime
+from ...engine.array import new_array
+from . import template, tuning
+from .dispatch import new_output
+
+_tls = runtime._tls
+
+
+class Plan:
+    """What a vec launch over contiguous inputs needs besides their pointers."""
+
+    __slots__ = ("kernel", "vector_bytes", "out_dtype", "block", "per_block", "device",
+                 "allocator", "bytes_per_element", "width")
+
+    def __init__(self, kernel, vector_bytes, out_dtype, block, per_block, device, allocator,
+                 bytes_per_element, width):
+        self.kernel = kernel
+        self.vector_bytes = vector_bytes    # bytes of one vector of the first input
+        self.out_dtype = out_dtype
+        self.block = block                  # threads a block
+        self.per_block = per_block          # elements a block moves on the vector path
+        self.device = device
+        self.allocator = allocator
+        self.bytes_per_element = bytes_per_element  # read and written, for the encoder's batching
+        self.width = width                  # elements a vector
+
+
+# (name or key, input dtypes..., device index) -> Plan
+plans: dict = {}
+
+
+def make(dev_index, name, dtypes, op, key=None) -> Plan:
+    """The Plan of `op` over contiguous arrays of `dtypes`, registered under `key` (default
+    `name`) with the input dtypes and the device."""
+    dev = runtime.get_device(dev_index)
+    N = layout.vector_width(op.out.itemsize, *(d.itemsize for d in dtypes))
+    U = tuning.VEC_UNROLL
+    kinds = ("a",) * len(dtypes)
+    kern = compiler.cached_kernel(dev_index, "elementwise", (name, op, kinds, dtypes, "vec", N, U),
+                                  lambda: template.kernel_spec(name, op, kinds, dtypes, "vec", N, U))
+    dev.default_stream  # created now, so run() can read dev._default_stream
+    plan = Plan(kern, N * dtypes[0].itemsize, op.out, tuning.BLOCK, tuning.BLOCK * N * U, dev,
+                dev.allocator, sum(d.itemsize for d in dtypes) + op.out.itemsize, N)
+    plans[(key or name, *dtypes, dev_index)] = plan
+    return plan
+
+
+def run(plan: Plan, shape, n, ptrs, bufs, phase):
+    """The vec kernel of `plan` over n > 0 elements of contiguous inputs at `ptrs`, all `phase`
+    bytes past a vector boundary (inputs of one dtype when `phase` is not 0), into a new array;
+    None when the phase is not a whole number of elements (launch() takes those). An offset view
+    such as x[1:] runs its aligned body, then its head through the same kernel's scalar path."""
+    dev = plan.device
+    if _tls.current is not dev:
+        dev.activate()
+    stream = dev._current_stream or dev._default_stream
+    if not phase:
+        res = new_array(dev.index, shape, plan.out_dtype, plan.allocator, n)
+        plan.kernel(stream, -(-n // plan.per_block), plan.block, (res.ptr, *ptrs, n),
+                    (res.buffer, *bufs), n * plan.bytes_per_element)
+        return res
+    N = plan.width
+    isz = plan.vector_bytes // N
+    if phase % isz:
+        return None
+    out_dt = plan.out_dtype
+    head = min((plan.vector_bytes - phase) // isz, n)
+    res = new_output(dev, dev.index, shape, out_dt, head, N)
+    keep = (res.buffer, *bufs)
+    body = n - head
+    nb = plan.bytes_per_element
+    plan.kernel(stream, -(-body // plan.per_block), plan.block,
+                (res.ptr + head * out_dt.itemsize, *[p + head * isz for p in ptrs], body), keep,
+                body * nb)
+    plan.kernel(stream, 1, plan.block, (res.ptr, *ptrs, head), keep, head * nb)
+    return res
+
+
+def run_unary(key, a):
+    """run() of the one-input plan registered under `key` (with a's dtype) over `a`, or None when
+    there is none or `a` does not fit it."""
+    plan = plans.get((key, a.dtype, a.device_index))
+    if plan is not None and a.c_contig and a.size:
+        return run(plan, a.shape, a.size, (a.ptr,), (a.buffer,), a.ptr % plan.vector_bytes)
+    return None
