@@ -482,10 +482,10 @@ def main():
     for name, fn in steps:
         if only is None or name in only:
             fn()
-    from arrayx.cuda.engine import encoder, launcher
+    from arrayx.cuda.engine import launcher, tuning
     from arrayx.cuda.kernels import elementwise
     extra = {"summary": [{"item": i, "value": v, "note": n} for i, v, n in SUMMARY],
-             "settings": {"submit_mode": encoder.MODE, "batch_ops": encoder.BATCH_OPS,
+             "settings": {"submit_mode": tuning.SUBMIT_MODE, "batch_ops": tuning.BATCH_OPS,
                           "vec_unroll": elementwise.tuning.VEC_UNROLL, "launch_api": launcher.launch_api()}}
     os.makedirs(a.out, exist_ok=True)
     doc = H.write(os.path.join(a.out, f"runtime-{DATE}.json"), extra)

@@ -11,7 +11,8 @@ import numpy as np
 from .engine import compiler, dlpack, layout, transfer
 from .kernels import elementwise, gather_scatter as indexing
 from .kernels.elementwise import ops as ops
-from .engine.array import CudaArray, c_strides, new_array
+from .engine.array import CudaArray, array_from_dlpack, array_from_host, new_array
+from .engine.layout import c_strides
 from .engine import runtime
 from .._backend import unary_result_dtype
 
@@ -24,11 +25,11 @@ _I64 = np.dtype("int64")
 def from_host(device, host, copy=None):
     if copy is False:
         raise ValueError(f"moving a host array to {device} needs a copy, and copy=False was given")
-    return transfer.from_host(device.index, np.asarray(host))
+    return array_from_host(device.index, host)
 
 
 def to_host(a):
-    return transfer.to_host(a)
+    return transfer.to_host(a if a.c_contig else elementwise.copy(a))
 
 
 def empty(device, shape, dtype):
@@ -95,16 +96,22 @@ def from_dlpack(device, obj, copy=None):
     if int(dl_dev[0]) in (dlpack.kDLCPU, dlpack.kDLCUDAHost):
         if copy is False:
             raise BufferError(f"a host array cannot be imported to {device} without a copy")
-        return transfer.from_host(device.index, np.from_dlpack(obj))
+        return array_from_host(device.index, np.from_dlpack(obj))
     if int(dl_dev[1]) != device.index:
         if copy is False:
             raise BufferError(f"array is on cuda:{dl_dev[1]}, not {device}, and copy=False was given")
-        src = dlpack.from_dlpack(int(dl_dev[1]), obj)
-        return transfer.from_host(device.index, transfer.to_host(src))
-    return dlpack.from_dlpack(device.index, obj, copy)
+        return array_from_host(device.index, to_host(array_from_dlpack(int(dl_dev[1]), obj)))
+    imported = array_from_dlpack(device.index, obj)
+    return elementwise.copy(imported) if copy else imported
 
 
 def to_dlpack(a, stream=None, max_version=None, dl_device=None, copy=None):
+    # dlpack exports memory as it is: the device copies an export needs are made here
+    if dl_device is not None and tuple(dl_device)[0] == dlpack.kDLCPU:
+        if copy is not False and not a.c_contig:
+            a = elementwise.copy(a)
+    elif copy:
+        a = elementwise.copy(a)
     return dlpack.to_dlpack(a, stream, max_version, dl_device, copy)
 
 

@@ -400,10 +400,10 @@ def test_loops_of_copies_and_products_reuse_memory(P, dev, rng):
 
 def test_graph_mode_matches_direct(P, dev, rng):
     import arrayx.cuda as xc
-    from arrayx.cuda.engine import encoder
+    from arrayx.cuda.engine import tuning
     h = rand(rng, "float32", 5000)
     a = P.from_host(dev, h, True)
-    old = encoder.MODE
+    old = tuning.SUBMIT_MODE
     got = {}
     try:
         for mode in ("direct", "graph"):

@@ -14,7 +14,8 @@ import pytest
 
 from arrayx.cuda.engine import copies
 from arrayx.cuda.kernels import elementwise, gather_scatter as indexing, manipulation
-from arrayx.cuda.engine.array import Buffer, CudaArray, c_strides
+from arrayx.cuda.engine.array import Buffer, CudaArray
+from arrayx.cuda.engine.layout import c_strides
 from arrayx.cuda.primitives import basic_view
 
 

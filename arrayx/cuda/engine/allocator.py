@@ -1,20 +1,21 @@
 """Caching device-memory allocator, one per device.
 
-Sizes are rounded into classes (SEEDS.md): at most 8 bytes come from a small pool of 8-byte slots
+Sizes are rounded into classes (tuning.py): at most 8 bytes come from a small pool of 8-byte slots
 carved out of 16 KiB slabs; under 16 KiB, the next power of two (at least 16); above, a whole number
 of 16 KiB pages. Freed blocks go to a cache keyed by size and are handed out again without a driver
 call. A block is only ever freed here once the GPU has finished with it: the encoder holds the
 buffers of queued kernels until their batch's event has completed (see encoder.py), so a cached
 block can be reused by any stream at once. That is what makes the cache stream-ordered.
 
-Limits: `memory_limit` (default 0.9 of the device's memory) caps the bytes held from the driver
-(active + cached); `cache_limit` caps the cached bytes (oldest freed first). When a request would
-pass the limit, or the driver says out of memory, the allocator (1) reclaims buffers of finished
-GPU work, (2) frees its cache, (3) waits for the device's queued work and retries once, then raises
-`MemoryError` naming the requested size and the current usage. Nothing is left half-done, so the
-next operation works.
+Limits: `memory_limit` (default ``tuning.MEMORY_FRACTION`` of the device's memory) caps the
+bytes held from the driver (active + cached); `cache_limit` caps the cached bytes (oldest freed
+first). When a request would pass the limit, or the driver says out of memory, the allocator
+(1) reclaims buffers of finished GPU work, (2) frees its cache, (3) waits for the device's queued
+work and retries once, then raises `MemoryError` naming the requested size and the current usage.
+Nothing is left half-done, so the next operation works.
 
-The driver calls are injected (``raw_alloc``/``raw_free``), so the logic is tested without a GPU.
+The driver calls are injected (``raw_alloc``/``raw_free``; runtime.Device builds them), so this
+module knows nothing of the driver and its logic is tested without a GPU.
 """
 
 from __future__ import annotations
@@ -23,18 +24,16 @@ import bisect
 import threading
 from collections import deque
 
-SMALL = 8
-PAGE = 16384
-SLAB = PAGE
+from .tuning import BEST_FIT_SLACK_PAGES, MEMORY_FRACTION, PAGE_BYTES, SLAB_BYTES, SMALL_BYTES
 
 
 def round_size(nbytes: int) -> int:
     """The size class of a request: 8 (small pool), a power of two below 16 KiB, else pages."""
-    if nbytes <= SMALL:
-        return SMALL
-    if nbytes < PAGE:
+    if nbytes <= SMALL_BYTES:
+        return SMALL_BYTES
+    if nbytes < PAGE_BYTES:
         return max(16, 1 << (nbytes - 1).bit_length())
-    return -(-nbytes // PAGE) * PAGE
+    return -(-nbytes // PAGE_BYTES) * PAGE_BYTES
 
 
 def fmt_bytes(n: int) -> str:
@@ -60,7 +59,7 @@ class Allocator:
                  reclaim=None, device_free=None):
         self.device_index = device_index
         self.total_bytes = total_bytes
-        self.memory_limit = int(total_bytes * 0.9)
+        self.memory_limit = int(total_bytes * MEMORY_FRACTION)
         self.cache_limit = self.memory_limit
         self._raw_alloc = raw_alloc
         self._raw_free = raw_free
@@ -87,40 +86,6 @@ class Allocator:
         self.n_driver_frees = 0
         self.n_oom_recoveries = 0
 
-    @classmethod
-    def for_device(cls, dev) -> "Allocator":
-        from . import runtime
-        d = runtime.driver()
-        OOM = 2  # CUDA_ERROR_OUT_OF_MEMORY
-
-        def raw_alloc(nbytes):
-            dev.activate()
-            res = d.cuMemAlloc(nbytes)
-            if res[0] != 0:
-                if int(res[0]) == OOM:
-                    raise OutOfDeviceMemory()
-                runtime.raise_error(res[0], f"cuMemAlloc({nbytes})", dev)
-            return int(res[1])
-
-        def raw_free(ptr):
-            dev.activate()
-            err = d.cuMemFree(ptr)[0]
-            if err != 0:
-                runtime.raise_error(err, "cuMemFree", dev)
-
-        def reclaim(wait):
-            from .encoder import all_encoders
-            for enc in all_encoders(dev.index):
-                if wait:
-                    enc.synchronize()
-                else:
-                    enc.poll()
-
-        def device_free():
-            return runtime.mem_get_info(dev.index)[0]
-
-        return cls(dev.index, dev.total_memory, raw_alloc, raw_free, reclaim, device_free)
-
     # ---- statistics ------------------------------------------------------------------------
     def stats(self) -> dict:
         with self._lock:
@@ -141,14 +106,14 @@ class Allocator:
     # ---- allocation ------------------------------------------------------------------------
     def alloc(self, nbytes: int):
         """Return (ptr, size_class) for at least `nbytes` bytes (nbytes > 0)."""
-        if nbytes <= SMALL:
-            size = SMALL
-        elif nbytes < PAGE:
+        if nbytes <= SMALL_BYTES:
+            size = SMALL_BYTES
+        elif nbytes < PAGE_BYTES:
             size = 1 << (nbytes - 1).bit_length()
             if size < 16:
                 size = 16
         else:
-            size = -(-nbytes // PAGE) * PAGE
+            size = -(-nbytes // PAGE_BYTES) * PAGE_BYTES
         with self._lock:
             ret = self._returned
             if ret:
@@ -159,14 +124,14 @@ class Allocator:
                     self.n_cache_hits += 1
                     return ret.popleft()
                 self._file_returned()
-            if size == SMALL:
+            if size == SMALL_BYTES:
                 ptr = self._alloc_small()
             else:
                 lst = self._free.get(size)
                 if lst:  # the common case: an exact hit in the cache
                     ptr = lst.pop()
                     del self._lru[ptr]
-                    if not lst and size >= PAGE:
+                    if not lst and size >= PAGE_BYTES:
                         self._drop_large_size(size)
                     self.cached -= size
                     self.n_cache_hits += 1
@@ -187,17 +152,17 @@ class Allocator:
         if lst:
             ptr = lst.pop()
             del self._lru[ptr]
-            if not lst and size >= PAGE:
+            if not lst and size >= PAGE_BYTES:
                 self._drop_large_size(size)
             self.cached -= size
             self.n_cache_hits += 1
             return ptr, size
-        if size >= PAGE and self._large_sizes:
-            # best fit among larger cached blocks, wasting at most two pages (or half the block)
+        if size >= PAGE_BYTES and self._large_sizes:
+            # best fit among larger cached blocks, wasting at most a few pages (or half the block)
             i = bisect.bisect_left(self._large_sizes, size)
             if i < len(self._large_sizes):
                 cand = self._large_sizes[i]
-                if cand <= size + min(size, 2 * PAGE):
+                if cand <= size + min(size, BEST_FIT_SLACK_PAGES * PAGE_BYTES):
                     return self._from_cache(cand)
         return None, size
 
@@ -261,15 +226,15 @@ class Allocator:
 
     def _alloc_small(self):
         if not self._small_free:
-            if self.reserved + SLAB > self.memory_limit:
+            if self.reserved + SLAB_BYTES > self.memory_limit:
                 self._release_everything()
-                if self.reserved + SLAB > self.memory_limit:
-                    self._raise_oom(SMALL, SMALL, f"over the memory limit of {fmt_bytes(self.memory_limit)}")
-            slab = self._raw_alloc_or_recover(SLAB, SMALL)
+                if self.reserved + SLAB_BYTES > self.memory_limit:
+                    self._raise_oom(SMALL_BYTES, SMALL_BYTES, f"over the memory limit of {fmt_bytes(self.memory_limit)}")
+            slab = self._raw_alloc_or_recover(SLAB_BYTES, SMALL_BYTES)
             self.n_driver_allocs += 1
-            self.reserved += SLAB
+            self.reserved += SLAB_BYTES
             self._small_slabs.append(slab)
-            self._small_free.extend(range(slab + SLAB - SMALL, slab - 1, -SMALL))
+            self._small_free.extend(range(slab + SLAB_BYTES - SMALL_BYTES, slab - 1, -SMALL_BYTES))
         return self._small_free.pop()
 
     # ---- release ---------------------------------------------------------------------------
@@ -285,13 +250,13 @@ class Allocator:
         while ret:
             ptr, size = ret.popleft()
             self.active -= size
-            if size == SMALL:
+            if size == SMALL_BYTES:
                 self._small_free.append(ptr)
                 continue
             lst = free_lists.get(size)
             if lst is None:
                 lst = free_lists[size] = []
-            if not lst and size >= PAGE:
+            if not lst and size >= PAGE_BYTES:
                 bisect.insort(self._large_sizes, size)
             lst.append(ptr)
             lru[ptr] = size
@@ -308,18 +273,18 @@ class Allocator:
             size = self._lru.pop(ptr)
             lst = self._free[size]
             lst.remove(ptr)
-            if not lst and size >= PAGE:
+            if not lst and size >= PAGE_BYTES:
                 self._drop_large_size(size)
             self.cached -= size
             self.reserved -= size
             self.n_driver_frees += 1
             self._raw_free(ptr)
         if target_cached == 0 and self._small_slabs and \
-                len(self._small_free) == len(self._small_slabs) * (SLAB // SMALL):
+                len(self._small_free) == len(self._small_slabs) * (SLAB_BYTES // SMALL_BYTES):
             for slab in self._small_slabs:
                 self._raw_free(slab)
                 self.n_driver_frees += 1
-                self.reserved -= SLAB
+                self.reserved -= SLAB_BYTES
             self._small_slabs.clear()
             self._small_free.clear()
 

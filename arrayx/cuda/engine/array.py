@@ -1,15 +1,24 @@
-"""The CUDA backend's native array: a device buffer with shape, strides and an element offset.
+"""The CUDA backend's native array: a device buffer with shape, strides and an element offset,
+and the ways to make one.
 
 ``Buffer`` owns one device allocation (or, for imported arrays, keeps the producer alive) and is
 shared by every view of it; Python's reference count is the buffer's: when the last array and the
 last queued kernel using it (the encoder holds those) are gone, ``__del__`` returns the block to
 the caching allocator. ``CudaArray`` is metadata over a buffer: shape, strides *in elements*,
 element offset, dtype (a numpy dtype), device index. Views share the buffer.
+
+Arrays are made here: ``new_array`` (fresh, uninitialised), ``array_from_host`` (a copy of host
+data) and ``array_from_dlpack`` (foreign device memory, no copy); views with ``CudaArray.view``.
+Copies that need a kernel (a strided view made contiguous) are the kernel families' work: the
+export functions below (``__array__``, ``__dlpack__``) take the memory as it is.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from . import dlpack, runtime, transfer
+from .layout import c_strides, is_c_contiguous
 
 
 class Buffer:
@@ -35,30 +44,6 @@ class Buffer:
     def __repr__(self):
         kind = "owned" if self._release is not None else "imported"
         return f"<Buffer 0x{self.ptr:x} {self.nbytes} bytes on cuda:{self.device_index} ({kind})>"
-
-
-def c_strides(shape) -> tuple:
-    """C-contiguous strides, in elements."""
-    strides = []
-    acc = 1
-    for n in reversed(shape):
-        strides.append(acc)
-        acc *= n if n > 0 else 1
-    return tuple(reversed(strides))
-
-
-def is_c_contiguous(shape, strides) -> bool:
-    if 0 in shape:
-        return True
-    acc = 1
-    for n, s in zip(reversed(shape), reversed(strides)):
-        if n != 1 and s != acc:
-            return False
-        acc *= n
-    return True
-
-
-_EMPTY_BUFFERS: dict = {}
 
 
 class CudaArray:
@@ -104,10 +89,9 @@ class CudaArray:
         return (f"CudaArray(shape={self.shape}, dtype={self.dtype}, strides={self.strides}, "
                 f"offset={self.offset}, device=cuda:{self.device_index})")
 
-    # -- interop -------------------------------------------------------------------------
+    # -- interop: the memory as it is (the namespace's functions copy where they must) -----
     @property
     def __cuda_array_interface__(self) -> dict:
-        from . import runtime
         dev = runtime.get_device(self.device_index)
         stream = dev.stream
         stream.encoder.flush()
@@ -122,46 +106,49 @@ class CudaArray:
         }
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        from .dlpack import to_dlpack
-        return to_dlpack(self, stream, max_version, dl_device, copy)
+        if copy:
+            raise BufferError("a native CudaArray exports its own memory; copy it with "
+                              "arrayx.cuda.primitives.copy (or export an arrayx array) first")
+        return dlpack.to_dlpack(self, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self):
-        return (2, self.device_index)
+        return (dlpack.kDLCUDA, self.device_index)
 
     def __array__(self, dtype=None, copy=None):
-        from .transfer import to_host
-        out = to_host(self)
+        out = transfer.to_host(self)
         return out if dtype is None else out.astype(dtype, copy=False)
 
 
-def new_array(device_index: int, shape: tuple, dtype: np.dtype, allocator) -> CudaArray:
-    """A fresh C-contiguous array (uninitialised)."""
-    size = 1
-    for n in shape:
-        size *= n
-    nbytes = size * dtype.itemsize
-    if nbytes == 0:
-        buf = Buffer(0, 0, device_index)
-    else:
-        ptr, cls = allocator.alloc(nbytes)
-        buf = Buffer(ptr, nbytes, device_index, allocator, cls)
-    return CudaArray(buf, shape, dtype)
+# ---- constructors -----------------------------------------------------------------------
 
-
+_STRIDES_CACHE_SIZE = 4096  # shapes whose C strides are kept: bounded for programs of many shapes
 _strides_cache: dict = {}
 _new = object.__new__
 
 
-def new_contig(dev, shape: tuple, dtype: np.dtype, size: int, alloc) -> CudaArray:
-    """Hot-path constructor of a fresh C-contiguous array of `size` > 0 elements on `dev`."""
+def new_array(device_index: int, shape: tuple, dtype: np.dtype, allocator, size: int | None = None
+              ) -> CudaArray:
+    """A fresh C-contiguous array (uninitialised) from `allocator` (anything with ``alloc`` and
+    ``release``). `size`, the element count, may be given by callers that computed it.
+
+    Every kernel's output comes from here, so it fills the slots directly instead of calling
+    the classes' ``__init__`` (which would recompute strides and contiguity it knows)."""
+    if size is None:
+        size = 1
+        for n in shape:
+            size *= n
     nbytes = size * dtype.itemsize
-    ptr, cls = alloc.alloc(nbytes)
     buf = _new(Buffer)
+    if nbytes:
+        ptr, size_class = allocator.alloc(nbytes)
+        buf._release = allocator.release
+    else:
+        ptr = size_class = 0
+        buf._release = None
     buf.ptr = ptr
     buf.nbytes = nbytes
-    buf.size = cls
-    buf.device_index = dev.index
-    buf._release = alloc.release
+    buf.size = size_class
+    buf.device_index = device_index
     buf.owner = None
     a = _new(CudaArray)
     a.buffer = buf
@@ -170,13 +157,39 @@ def new_contig(dev, shape: tuple, dtype: np.dtype, size: int, alloc) -> CudaArra
     a.dtype = dtype
     a.ndim = len(shape)
     a.size = size
-    st = _strides_cache.get(shape)
-    if st is None:
-        st = c_strides(shape)
-        if len(_strides_cache) < 4096:
-            _strides_cache[shape] = st
-    a.strides = st
+    strides = _strides_cache.get(shape)
+    if strides is None:
+        strides = c_strides(shape)
+        if len(_strides_cache) < _STRIDES_CACHE_SIZE:
+            _strides_cache[shape] = strides
+    a.strides = strides
     a.offset = 0
-    a.device_index = dev.index
+    a.device_index = device_index
     a.c_contig = True
     return a
+
+
+def array_from_host(device_index: int, host: np.ndarray) -> CudaArray:
+    """A new device array holding the data of a host array (any layout)."""
+    host = np.asarray(host)
+    if not host.flags.c_contiguous:
+        host = host.copy(order="C")  # not np.ascontiguousarray: that turns 0-d into 1-d
+    dev = runtime.get_device(device_index)
+    out = new_array(dev.index, host.shape, host.dtype, dev.allocator)
+    if out.size:
+        transfer.h2d(dev, out.buffer.ptr, host.ctypes.data, host.nbytes)
+        dev.stream.encoder.hold(out.buffer)
+    return out
+
+
+def array_from_dlpack(device_index: int, obj) -> CudaArray:
+    """The memory of a CUDA DLPack producer (CuPy, PyTorch, JAX...) or of an object with
+    ``__cuda_array_interface__`` on `device_index`, as an array (no copy; the producer is kept
+    alive, and released, with the buffer)."""
+    dev = runtime.get_device(device_index)
+    ptr, shape, dtype, strides, owner = dlpack.import_memory(dev, obj)
+    size = 1
+    for n in shape:
+        size *= n
+    return CudaArray(Buffer(ptr, size * dtype.itemsize, device_index, owner=owner), shape, dtype,
+                     strides, 0)

@@ -318,7 +318,7 @@ def get_kernel(spec: KernelSpec, device_index: int):
     if k is None:
         d = runtime.driver()
         res = d.cuModuleLoadData(image if fmt == "cubin" else image + b"\0")
-        if res[0] != 0 and int(res[0]) not in runtime._STICKY:
+        if res[0] != 0 and int(res[0]) not in runtime.STICKY_ERRORS:
             # a cached image this driver cannot load (e.g. built by a newer toolkit): rebuild
             key, (image, fmt, entry) = build_binary(spec, dev.compute_capability, fresh=True)
             res = d.cuModuleLoadData(image if fmt == "cubin" else image + b"\0")

@@ -1,5 +1,9 @@
 """DLPack export and import for CUDA arrays (pure ctypes; no copy either way).
 
+This module reads and writes the DLPack structures; it makes no array and runs no kernel: the
+device copies an export or import may need are made by the caller (primitives.py), and
+array.array_from_dlpack wraps imported memory in an array.
+
 Export: ``to_dlpack`` builds a ``DLManagedTensorVersioned`` (or the legacy ``DLManagedTensor``
 when the consumer asks for no ``max_version`` of 1 or more) in memory owned by a Python holder that
 keeps the array (so its buffer) alive; the tensor's deleter, a ctypes callback, drops the holder.
@@ -7,11 +11,11 @@ The capsule's destructor calls the deleter if the capsule was never consumed. St
 follow the standard: work queued on arrayx's stream is made visible to the consumer's `stream`
 with an event and ``cuStreamWaitEvent`` (no host synchronisation).
 
-Import: ``from_dlpack`` asks the producer for a capsule on arrayx's stream (so the producer orders
-its pending work before ours), reads the DLTensor, renames the capsule to ``used_dltensor*`` and
-wraps the memory in a ``Buffer`` whose owner calls the producer's deleter when the last arrayx
-array (and the last queued kernel) using it is gone. Producers with only
-``__cuda_array_interface__`` are imported through that, keeping the producer object alive.
+Import: ``import_memory`` asks the producer for a capsule on arrayx's stream (so the producer
+orders its pending work before ours), reads the DLTensor, renames the capsule to
+``used_dltensor*`` and returns the memory with an owner that calls the producer's deleter when
+the last arrayx array (and the last queued kernel) using it is gone. Producers with only
+``__cuda_array_interface__`` are imported through that, the owner being the producer object.
 """
 
 from __future__ import annotations
@@ -21,11 +25,10 @@ import ctypes
 import numpy as np
 
 from . import runtime
-from .array import Buffer, CudaArray
+from . import transfer
 
 kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged = 1, 2, 3, 13
-_READ_ONLY = 1
-_IS_COPIED = 2
+_IS_COPIED = 2  # DLManagedTensorVersioned.flags bit: the tensor is a copy made for the consumer
 
 
 class DLDevice(ctypes.Structure):
@@ -114,7 +117,7 @@ def _dtype_code(dt: np.dtype) -> DLDataType:
     return DLDataType(_CODES[dt.kind], dt.itemsize * 8, 1)
 
 
-def _sync_to_consumer(a: CudaArray, stream):
+def _sync_to_consumer(a, stream):
     """Order arrayx's queued work before the consumer's `stream` (standard's stream argument)."""
     dev = runtime.get_device(a.device_index)
     ours = dev.stream
@@ -131,21 +134,17 @@ def _sync_to_consumer(a: CudaArray, stream):
     d.cuEventDestroy(ev)  # destroying a recorded event is safe: resources freed on completion
 
 
-def to_dlpack(a: CudaArray, stream=None, max_version=None, dl_device=None, copy=None):
-    """The `to_dlpack` primitive: a PyCapsule over `a`'s memory (or a copy)."""
+def to_dlpack(a, stream=None, max_version=None, dl_device=None, copy=None):
+    """A PyCapsule over the memory of the device array `a` (the standard's ``__dlpack__``), or
+    for ``dl_device`` (kDLCPU, 0) NumPy's capsule over a host copy (`a` C-contiguous then).
+    `copy` True: `a` is a copy the caller made for this export (the tensor is flagged so)."""
     if dl_device is not None and tuple(dl_device) != (kDLCUDA, a.device_index):
         if tuple(dl_device)[0] == kDLCPU:
             if copy is False:
                 raise BufferError("a CUDA array cannot be exported to the CPU without a copy")
-            from .transfer import to_host
-            host = to_host(a)
+            host = transfer.to_host(a)
             return host.__dlpack__(max_version=max_version) if max_version else host.__dlpack__()
         raise BufferError(f"cannot export to DLPack device {tuple(dl_device)}")
-    copied = False
-    if copy:
-        from ..kernels.elementwise import copy as _copy
-        a = _copy(a)
-        copied = True
     _sync_to_consumer(a, stream)
     versioned = max_version is not None and tuple(max_version)[0] >= 1
     h = _Holder()
@@ -166,7 +165,7 @@ def to_dlpack(a: CudaArray, stream=None, max_version=None, dl_device=None, copy=
     m.deleter = _deleter
     if versioned:
         m.version = DLPackVersion(1, 0)
-        m.flags = _IS_COPIED if copied else 0
+        m.flags = _IS_COPIED if copy else 0
     addr = ctypes.addressof(m)
     _exported[addr] = h
     return _api.PyCapsule_New(addr, _NAME_V if versioned else _NAME,
@@ -191,13 +190,15 @@ class _ImportOwner:
                 pass
 
 
-def dlpack_device(a: CudaArray):
+def dlpack_device(a):
     return (kDLCUDA, a.device_index)
 
 
-def from_dlpack(device_index: int, obj, copy=None) -> CudaArray:
-    """Import a CUDA DLPack producer (CuPy, PyTorch, JAX...) living on `device_index`."""
-    dev = runtime.get_device(device_index)
+def import_memory(dev, obj):
+    """(address, shape, dtype, strides in elements or None, owner) of the memory of a CUDA
+    DLPack producer (CuPy, PyTorch, JAX...) or ``__cuda_array_interface__`` object on the
+    runtime.Device `dev`, ordered before the work arrayx queues next. `owner` must live as long
+    as the memory is used."""
     stream = dev.stream
     stream.encoder.commit()
     if hasattr(obj, "__dlpack__"):
@@ -205,18 +206,13 @@ def from_dlpack(device_index: int, obj, copy=None) -> CudaArray:
             cap = obj.__dlpack__(stream=stream.ptr, max_version=(1, 0))
         except TypeError:
             cap = obj.__dlpack__(stream=stream.ptr)
-        arr = _from_capsule(cap, device_index, obj)
-    elif hasattr(obj, "__cuda_array_interface__"):
-        arr = _from_cai(obj, dev)
-    else:
-        raise TypeError(f"{type(obj).__name__} is neither a DLPack producer nor a CUDA array")
-    if copy:
-        from ..kernels.elementwise import copy as _copy
-        arr = _copy(arr)
-    return arr
+        return _from_capsule(cap, dev.index, obj)
+    if hasattr(obj, "__cuda_array_interface__"):
+        return _from_cai(obj, dev)
+    raise TypeError(f"{type(obj).__name__} is neither a DLPack producer nor a CUDA array")
 
 
-def _from_capsule(cap, device_index, producer) -> CudaArray:
+def _from_capsule(cap, device_index, producer):
     if _api.PyCapsule_IsValid(cap, _NAME_V):
         ptr = _api.PyCapsule_GetPointer(cap, _NAME_V)
         m = DLManagedTensorVersioned.from_address(ptr)
@@ -244,15 +240,10 @@ def _from_capsule(cap, device_index, producer) -> CudaArray:
     deleter = m.deleter
     _api.PyCapsule_SetName(cap, used)
     owner = _ImportOwner(ptr, deleter if deleter else None, producer)
-    data = (t.data or 0) + t.byte_offset
-    size = 1
-    for n in shape:
-        size *= n
-    buf = Buffer(data, size * dt.itemsize, device_index, owner=owner)
-    return CudaArray(buf, shape, dt, strides, 0)
+    return (t.data or 0) + t.byte_offset, shape, dt, strides, owner
 
 
-def _from_cai(obj, dev) -> CudaArray:
+def _from_cai(obj, dev):
     cai = obj.__cuda_array_interface__
     dt = np.dtype(cai["typestr"])
     shape = tuple(cai["shape"])
@@ -270,11 +261,7 @@ def _from_cai(obj, dev) -> CudaArray:
         runtime.check(d.cuEventRecord(ev, d.CUstream(their)), "cuEventRecord", dev)
         dev.stream.wait_event(_EventRef(ev))
         d.cuEventDestroy(ev)
-    size = 1
-    for n in shape:
-        size *= n
-    buf = Buffer(ptr, size * dt.itemsize, dev.index, owner=obj)
-    return CudaArray(buf, shape, dt, strides, 0)
+    return ptr, shape, dt, strides, obj
 
 
 class _EventRef:

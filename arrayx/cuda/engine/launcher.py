@@ -3,9 +3,9 @@
 Each loaded kernel owns one argument block: a buffer with one slot per parameter and a ``void**``
 array pointing at the slots, built once. A launch writes the values into the slots with one
 ``struct.pack_into`` call and passes the ``void**`` address to ``cuLaunchKernel`` as an int, so
-cuda.bindings does no per-argument conversion (DESIGN.md: 5 us per launch pre-packed against 14 us
-for a tuple of values and ctypes types). The driver copies the parameters at launch, so the block
-is reused at once.
+cuda.bindings does no per-argument conversion, the largest part of a launch's host cost when it
+is given a tuple of values and types. The driver copies the parameters at launch, so the block is
+reused at once.
 
 Two launch paths, chosen by ``set_launch_api`` (benchmarks/runtime_bench.py measures both):
 'bindings' (cuda.bindings.driver.cuLaunchKernel) and 'ctypes' (libcuda's cuLaunchKernel through
@@ -18,7 +18,7 @@ from __future__ import annotations
 import ctypes
 import struct
 
-from . import runtime
+from .driver import driver, raise_error
 
 # struct codes per argument type; every slot is aligned to its own size
 _CODES = {"int8": "b", "uint8": "B", "bool": "B", "int16": "h", "uint16": "H", "int32": "i",
@@ -85,8 +85,7 @@ class Kernel:
         self._ptrs = (ctypes.c_void_p * max(1, n))(*[base + o for o in offsets])
         self.params = ctypes.addressof(self._ptrs)
         self.pack = self._struct.pack_into
-        self._d = runtime.driver()
-        self._launch = self._d.cuLaunchKernel
+        self._launch = driver().cuLaunchKernel
 
     def __repr__(self):
         return f"<arrayx kernel {self.name}>"
@@ -101,10 +100,11 @@ class Kernel:
             err = _cu_launch(self.function_ptr, grid, 1, 1, block, 1, 1, shared,
                              int(stream_handle), self.params, None)
         if err != 0:
-            runtime.raise_error(err, f"launching kernel {self.name}", self.device)
+            raise_error(err, f"launching kernel {self.name}", self.device)
 
     def __call__(self, stream, grid, block, args, keep, nbytes=0):
-        """Queue a launch on `stream` (a runtime.Stream); `keep`: buffers it reads or writes."""
+        """Queue a launch on `stream` (a runtime.Stream); `keep`: buffers it reads or writes;
+        `nbytes`: bytes it touches (for the encoder's batch size and DIRECT_BYTES)."""
         if grid == 0:
             return
         enc = stream.encoder
@@ -122,8 +122,9 @@ class Kernel:
                 err = _cu_launch(self.function_ptr, grid, 1, 1, block, 1, 1, 0, stream.ptr,
                                  self.params, None)
             if err != 0:
-                runtime.raise_error(err, f"launching kernel {self.name}", self.device)
-        # encoder.track, inlined: this is the per-op hot path
+                raise_error(err, f"launching kernel {self.name}", self.device)
+        # The encoder's record of the launch (encoder.py), written here rather than through a
+        # method: this is the per-op hot path.
         enc.keep.append((self, keep))
         enc.ops += 1
         enc.bytes += nbytes

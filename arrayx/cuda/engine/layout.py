@@ -1,11 +1,12 @@
 """Host-side layout helpers shared by every kernel family.
 
+* ``c_strides`` / ``is_c_contiguous``: C-order strides of a shape, and whether strides are those.
 * ``broadcast_strides``: strides of an operand broadcast to a result shape (0 on broadcast axes).
 * ``collapse``: merge adjacent dimensions whose strides chain in *every* operand, so a strided
   kernel loops over as few dimensions as possible (a contiguous array of any shape becomes 1-D).
 * ``index_bits``: 32 or 64-bit indexing: 32 while every offset fits, else 64.
-* ``vector_width`` / ``aligned``: elements per 16-byte vector for the widest operand, and whether a
-  pointer allows it (decided on the host, so a kernel specialised for it has no per-thread check).
+* ``vector_width``: elements per 16-byte vector for the widest operand (decided on the host, so a
+  kernel specialised for it has no per-thread check).
 * ``launch_1d``: grid and block for a 1-D launch.
 * ``reshape_strides``: the strides of a reshape without a copy, or None when one is needed.
 """
@@ -14,6 +15,27 @@ from __future__ import annotations
 
 INT32_MAX = 2**31 - 1
 VECTOR_BYTES = 16
+
+
+def c_strides(shape) -> tuple:
+    """C-contiguous strides, in elements."""
+    strides = []
+    acc = 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= n if n > 0 else 1
+    return tuple(reversed(strides))
+
+
+def is_c_contiguous(shape, strides) -> bool:
+    if 0 in shape:
+        return True
+    acc = 1
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n != 1 and s != acc:
+            return False
+        acc *= n
+    return True
 
 
 def broadcast_strides(shape, strides, out_shape) -> tuple:
@@ -63,12 +85,9 @@ def index_bits(size, shape=(), *strides_list) -> int:
 
 
 def vector_width(*itemsizes) -> int:
-    """Elements per thread-vector: 16 bytes of the widest operand (SEEDS.md: size by the widest)."""
+    """Elements per thread-vector: 16 bytes of the widest operand, so no operand's vector is
+    wider than one 16-byte access."""
     return max(1, VECTOR_BYTES // max(itemsizes))
-
-
-def aligned(ptr: int, nbytes: int) -> bool:
-    return ptr % nbytes == 0
 
 
 def launch_1d(threads: int, block: int = 256):
@@ -88,7 +107,6 @@ def reshape_strides(shape, strides, new_shape):
     for n in shape:
         size *= n
     if size == 0:
-        from .array import c_strides
         return c_strides(new_shape)
     new_strides = [0] * len(new_shape)
     oi, oj, ni, nj = 0, 1, 0, 1

@@ -1,13 +1,13 @@
-"""CUDA driver runtime: devices, primary contexts, streams, events and error checking.
+"""CUDA devices, primary contexts, streams and events: the engine's objects, assembled here.
 
-Everything goes through ``cuda.bindings.driver`` (the driver API numba-cuda itself uses), imported
-lazily: ``device_count()`` is called by ``arrayx._devices`` while arrayx is being imported, so this
-module imports nothing heavy at import time and never imports numba.
+A ``Device`` is put together in this module from the layers below it: its context (driver.py),
+the encoder of each of its streams (encoder.py) and its caching allocator (allocator.py, given
+the driver calls it needs), so none of those modules knows of the others or of this one.
 
-Every driver call is checked (``check``) and a failure raises ``CudaError`` naming the call and
-the driver's error name. Errors that poison the context (a kernel fault: illegal address, trap,
-misaligned access...) are *sticky*: the device is then marked lost and every later call on it
-raises ``CudaContextLost`` with the original cause, instead of a string of unrelated failures.
+``device_count()`` is called by ``arrayx._devices`` while arrayx is being imported: this module
+imports nothing heavy at import time and never imports numba. A device whose context a kernel
+fault poisoned is marked lost (driver.raise_error); every later use of it raises
+``CudaContextLost`` with the original cause.
 """
 
 from __future__ import annotations
@@ -16,103 +16,19 @@ import os
 import threading
 import weakref
 
-_driver = None
+from .allocator import Allocator, OutOfDeviceMemory
+# The kernel families and the package reach the driver layer through this module: its checking,
+# its errors and the codes of the errors that poison a context.
+from .driver import (STICKY_ERRORS, CudaContextLost, CudaError, CudaKernelError,  # noqa: F401
+                     check, driver, error_name, loaded_driver, raise_error)
+from .encoder import Encoder, all_encoders
+
 _count: int | None = None
 _init_error: str | None = None
 _devices: list = []
 _lock = threading.Lock()
 
-
-class CudaError(RuntimeError):
-    """A CUDA driver call failed."""
-
-    def __init__(self, message, code=None, name=None):
-        super().__init__(message)
-        self.code = code
-        self.name = name
-
-
-class CudaKernelError(CudaError):
-    """A kernel faulted on the GPU (reported at the next synchronisation point)."""
-
-
-class CudaContextLost(CudaError):
-    """The device's context was poisoned by an earlier kernel fault; arrays on it are gone."""
-
-
-# Driver error codes that leave the context unusable (CUDA docs: "the context cannot be used").
-_STICKY = {
-    700,  # ILLEGAL_ADDRESS
-    702,  # LAUNCH_TIMEOUT
-    710,  # ASSERT
-    714,  # HARDWARE_STACK_ERROR
-    715,  # ILLEGAL_INSTRUCTION
-    716,  # MISALIGNED_ADDRESS
-    717,  # INVALID_ADDRESS_SPACE
-    718,  # INVALID_PC
-    719,  # LAUNCH_FAILED (trap: ARRAYX_DEBUG bounds checks)
-}
-
-
-def driver():
-    """The ``cuda.bindings.driver`` module (imported on first use)."""
-    global _driver
-    if _driver is None:
-        from cuda.bindings import driver as d
-        _driver = d
-    return _driver
-
-
-def error_name(err) -> str:
-    d = driver()
-    try:
-        res = d.cuGetErrorName(err)
-        if res[0] == d.CUresult.CUDA_SUCCESS:
-            return res[1].decode()
-    except Exception:
-        pass
-    return f"CUDA error {int(err)}"
-
-
-def error_string(err) -> str:
-    d = driver()
-    try:
-        res = d.cuGetErrorString(err)
-        if res[0] == d.CUresult.CUDA_SUCCESS:
-            return res[1].decode()
-    except Exception:
-        pass
-    return ""
-
-
-def raise_error(err, what: str, device=None, kernels=None):
-    code = int(err)
-    name = error_name(err)
-    text = error_string(err)
-    if code in _STICKY:
-        msg = f"{what} failed: {name} ({text})"
-        if kernels:
-            msg += f"; the fault happened in one of the kernels queued since the last good sync: {', '.join(kernels)}"
-        msg += ". The CUDA context is now unusable: arrays on this device are lost"
-        if device is not None:
-            device.lost = msg
-        raise CudaKernelError(msg, code, name)
-    if device is not None and device.lost:
-        raise CudaContextLost(device.lost, code, name)
-    raise CudaError(f"{what} failed: {name} ({text})", code, name)
-
-
-def check(res, what: str, device=None):
-    """Check a cuda.bindings result tuple; return the value(s) after the error code."""
-    err = res[0]
-    if err != 0:
-        raise_error(err, what, device)
-    n = len(res)
-    if n == 1:
-        return None
-    if n == 2:
-        return res[1]
-    return res[1:]
+_OUT_OF_MEMORY = 2  # CUDA_ERROR_OUT_OF_MEMORY: the allocator frees its cache and retries
 
 
 def _init():
@@ -208,15 +124,13 @@ class Device:
         return s if s is not None else self.default_stream
 
     @property
-    def allocator(self):
+    def allocator(self) -> Allocator:
         if self._allocator is None:
-            from .allocator import Allocator
-            self._allocator = Allocator.for_device(self)
+            self._allocator = _device_allocator(self)
         return self._allocator
 
     def synchronize(self):
         """Wait for every stream of this device, surfacing asynchronous errors."""
-        from .encoder import all_encoders
         for enc in all_encoders(self.index):
             enc.synchronize()
         self.activate()
@@ -224,6 +138,38 @@ class Device:
         err = d.cuCtxSynchronize()[0]
         if err != 0:
             raise_error(err, "cuCtxSynchronize", self)
+
+
+def _device_allocator(dev: Device) -> Allocator:
+    """The caching allocator of `dev`, over the driver's allocation calls in its context."""
+    d = driver()
+
+    def raw_alloc(nbytes):
+        dev.activate()
+        res = d.cuMemAlloc(nbytes)
+        if res[0] != 0:
+            if int(res[0]) == _OUT_OF_MEMORY:
+                raise OutOfDeviceMemory()
+            raise_error(res[0], f"cuMemAlloc({nbytes})", dev)
+        return int(res[1])
+
+    def raw_free(ptr):
+        dev.activate()
+        err = d.cuMemFree(ptr)[0]
+        if err != 0:
+            raise_error(err, "cuMemFree", dev)
+
+    def reclaim(wait):
+        for enc in all_encoders(dev.index):
+            if wait:
+                enc.synchronize()
+            else:
+                enc.poll()
+
+    def device_free():
+        return mem_get_info(dev.index)[0]
+
+    return Allocator(dev.index, dev.total_memory, raw_alloc, raw_free, reclaim, device_free)
 
 
 class _ThreadState(threading.local):
@@ -305,7 +251,6 @@ class Stream:
             _handle = check(d.cuStreamCreate(d.CUstream_flags.CU_STREAM_NON_BLOCKING.value), "cuStreamCreate")
         self.handle = _handle
         self.ptr = int(_handle)
-        from .encoder import Encoder
         self.encoder = Encoder(self)
         self.scratch = {}
         self.scratch_lock = threading.Lock()
@@ -360,7 +305,8 @@ class Stream:
         # goes with this object's attributes, scratch too, once __del__ has returned. So the
         # queued work is waited for here first.
         try:
-            if _driver is None or self.handle is None:
+            d = loaded_driver()
+            if d is None or self.handle is None:
                 return
             if not self._owned:
                 # a foreign stream may be destroyed by now, or hold work not ours to wait for
@@ -370,7 +316,7 @@ class Stream:
                 self.encoder.synchronize()
             finally:
                 self.encoder.release_all()
-                _driver.cuStreamDestroy(self.handle)
+                d.cuStreamDestroy(self.handle)
         except Exception:
             pass
 
@@ -413,8 +359,9 @@ class Event:
 
     def __del__(self):
         try:
-            if _driver is not None:
-                _driver.cuEventDestroy(self.handle)
+            d = loaded_driver()
+            if d is not None:
+                d.cuEventDestroy(self.handle)
         except Exception:
             pass
 

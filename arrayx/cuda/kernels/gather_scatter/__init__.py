@@ -47,7 +47,8 @@ import numpy as np
 
 from ...engine import compiler, layout, runtime, transfer
 from .. import elementwise
-from ...engine.array import CudaArray, c_strides, new_array
+from ...engine.array import CudaArray, new_array
+from ...engine.layout import c_strides
 from ..elementwise.ops import PREAMBLE, vload_statement
 
 BLOCK = 256

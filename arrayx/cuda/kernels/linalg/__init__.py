@@ -45,7 +45,8 @@ from .. import elementwise
 from ...engine import layout, runtime
 from ... import libraries
 from . import kernels as kernels
-from ...engine.array import CudaArray, c_strides, new_array, new_contig
+from ...engine.array import CudaArray, new_array
+from ...engine.layout import c_strides
 
 _allow_tf32 = os.environ.get("ARRAYX_ALLOW_TF32", "0") not in ("", "0", "false", "False")
 # One matrix times one vector through gemv rather than gemm (benchmarks/linalg_bench.py times both).
@@ -313,7 +314,7 @@ def matmul(a, b):
     plan = _product_plan(a.shape, a.strides, b.shape, b.strides, USE_GEMV)
     if plan.out_size == 0:
         return _empty(dev, plan.out_shape, a.dtype)
-    out = new_contig(dev, plan.out_shape, a.dtype, plan.out_size, dev.allocator)
+    out = new_array(dev.index, plan.out_shape, a.dtype, dev.allocator, plan.out_size)
     if a.shape[-1] == 0:
         elementwise.fill(out, 0)
     elif a.dtype.kind in "iu":

@@ -28,7 +28,8 @@ import numpy as np
 
 from ...engine import compiler, copies, layout, runtime, transfer
 from .. import elementwise, gather_scatter as indexing
-from ...engine.array import CudaArray, c_strides, new_array
+from ...engine.array import CudaArray, new_array
+from ...engine.layout import c_strides
 from ..elementwise.ops import PREAMBLE
 
 # Rows narrower than this go through the strided copy kernel rather than cuMemcpy2DAsync, whose
