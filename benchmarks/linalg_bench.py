@@ -127,7 +127,7 @@ class Bench:
         an, bn = a._data, b._data
         out = prim.matmul(an, bn)
         cublas = libraries.bindings("cublas")
-        handle = libraries.for_device(dev).cublas(dev.stream)
+        handle = libraries.cublas.handle(dev, dev.stream)
         t = linalg._blas_types(an.dtype)
 
         def bare():

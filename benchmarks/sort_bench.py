@@ -8,8 +8,8 @@ axis; unique_counts of 2^26 int32 drawn from 2^20 values; isin of 2^26 int32 in 
 time is the median of 20 CUDA-event-timed calls after warm-up, each call including its temporary
 storage and the NaN canonicalisation pass. Targets: arrayx's sort no slower than CuPy's of the
 same run, argsort under 3.0 ms. The first call of each cuda.compute algorithm builds it (NVRTC):
-its time is recorded (``sort.BUILD_SECONDS``) as is the wall time of the first arrayx call of each
-operation. Host fallback is an error throughout.
+its time is recorded (``arrayx.cuda.libraries.cub.BUILD_SECONDS``) as is the wall time of the
+first arrayx call of each operation. Host fallback is an error throughout.
 
 Writes DIR/sort-<date>.json and .md; prints a short table last.
 """
@@ -77,7 +77,7 @@ def main():
     a = p.parse_args()
     from arrayx._registry import set_host_fallback
     from arrayx.cuda.engine import compiler
-    from arrayx.cuda.kernels import sort
+    from arrayx.cuda.libraries import cub
     set_host_fallback("error")
     H = Harness("arrayx CUDA sort and sets")
     n = 1 << a.log2n
@@ -98,7 +98,7 @@ def main():
             except Exception as e:  # a library that cannot run this: note and go on
                 H.record(name, lib, float("nan"), "ms", error=repr(e))
         results[name] = got
-    builds = {k: round(v, 3) for k, v in sort.BUILD_SECONDS.items()}
+    builds = {k: round(v, 3) for k, v in cub.BUILD_SECONDS.items()}
     for k, v in builds.items():
         H.record(f"build {k}", "cuda.compute", v, "s")
     rows = []

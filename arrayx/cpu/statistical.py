@@ -65,37 +65,25 @@ def argreduce(name, a, axis, keepdims):
     return out
 
 
-_SCANS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}
-
-
-def _identity(name, dtype):
-    if name == "sum":
-        return 0
-    if name == "prod":
-        return 1
-    if dtype.kind == "b":
-        return name == "min"
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        return info.min if name == "max" else info.max
-    return -np.inf if name == "max" else np.inf
+# the standard's cumulative functions: (ufunc, the value include_initial puts first)
+_SCANS = {"sum": (np.add, 0), "prod": (np.multiply, 1)}
 
 
 @quiet
 def cumulative(name, a, axis, dtype, include_initial):
     op = name[len("cumulative_"):]
-    ufunc = _SCANS[op]
+    ufunc, initial = _SCANS[op]
     a = _as_accumulated(a, dtype)
-    return _scan(ufunc, op, a, axis, dtype, include_initial)
+    return _scan(ufunc, initial, a, axis, dtype, include_initial)
 
 
-def _scan(ufunc, op, a, axis, dtype, include_initial):
+def _scan(ufunc, initial, a, axis, dtype, include_initial):
     if not include_initial:
         return ufunc.accumulate(a, axis=axis, dtype=dtype)
     shape = list(a.shape)
     shape[axis] += 1
     out = np.empty(shape, dtype=dtype)
     lead = (slice(None),) * axis
-    out[lead + (0,)] = _identity(op, dtype)
+    out[lead + (0,)] = initial
     ufunc.accumulate(a, axis=axis, dtype=dtype, out=out[lead + (slice(1, None),)])
     return out

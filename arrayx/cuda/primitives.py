@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .engine import compiler, dlpack, layout, transfer
+from .engine import dlpack, layout, transfer
 from .kernels import elementwise, gather_scatter as indexing
+from .kernels.gather_scatter import basic_view
 from .kernels.elementwise import ops as ops
 from .engine.array import CudaArray, array_from_dlpack, array_from_host, new_array
 from .engine.layout import c_strides
@@ -203,42 +204,6 @@ def _is_basic(key) -> bool:
         if k.__class__ is CudaArray:
             return False
     return True
-
-
-def basic_view(a: CudaArray, key: tuple) -> CudaArray:
-    """The view selected by a tuple of int (in range, non-negative), slice, None and at most one
-    Ellipsis."""
-    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
-    shape, strides = [], []
-    offset = a.offset
-    dim = 0
-    for k in key:
-        if k is None:
-            shape.append(1)
-            strides.append(0)
-        elif k is Ellipsis:
-            for _ in range(a.ndim - n_real):
-                shape.append(a.shape[dim])
-                strides.append(a.strides[dim])
-                dim += 1
-        elif isinstance(k, slice):
-            start, stop, step = k.indices(a.shape[dim])
-            length = len(range(start, stop, step))
-            if length:
-                offset += start * a.strides[dim]
-            shape.append(length)
-            strides.append(a.strides[dim] * step)
-            dim += 1
-        else:
-            if compiler.DEBUG:
-                assert 0 <= k < a.shape[dim], f"index {k} out of range for axis {dim}"
-            offset += k * a.strides[dim]
-            dim += 1
-    while dim < a.ndim:
-        shape.append(a.shape[dim])
-        strides.append(a.strides[dim])
-        dim += 1
-    return a.view(shape, strides, offset)
 
 
 def getitem(a, key):

@@ -2,9 +2,10 @@
 
     ARRAYX_KERNEL_CACHE=$PWD/.kcache python benchmarks/probes/linalg_precompile.py [--cc 9.0] [--jobs N]
 
-Compiles every kernel of arrayx/cuda/linalg_kernels.py, and the elementwise specialisations the
-linalg and FFT primitives launch around the libraries (copies and transposing copies, casts to
-complex, fills, strided assigns, scaling by a scalar), so a GPU session starts with warm caches.
+Compiles every kernel of arrayx/cuda/kernels/linalg/kernels.py, and the elementwise
+specialisations the linalg and FFT primitives launch around the libraries (copies and transposing
+copies, casts to complex, fills, strided assigns, scaling by a scalar), so a GPU session starts
+with warm caches.
 Keys are the run-time keys (compiler.cache_key): an entry is used only if source, versions and
 compute capability all match.
 """
@@ -21,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspa
 import numpy as np  # noqa: E402
 
 from arrayx.cuda.engine import compiler  # noqa: E402
-from arrayx.cuda.kernels.linalg import kernels as linalg_kernels
+from arrayx.cuda.kernels.linalg import kernels as linalg_kernels  # noqa: E402
 
 FLOATS = [np.dtype(d) for d in ("float32", "float64", "complex64", "complex128")]
 

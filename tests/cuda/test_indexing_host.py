@@ -1,8 +1,8 @@
 """The CUDA gather/scatter and data-movement code, run on the host without a GPU.
 
 Device memory is a NumPy byte array (``Heap``); CudaArrays point into it. The generated kernel
-source of indexing.py (and manipulation.py's repeat kernels) is executed as plain Python, one
-call per thread of the grid, with ``cuda``, the integer casts and vloadN/vstoreN replaced by
+source of kernels/gather_scatter (and kernels/manipulation's repeat kernels) runs as plain Python,
+one call per thread of the grid, with ``cuda``, the integer casts and vloadN/vstoreN replaced by
 host versions (vector accesses assert their alignment). So the host-side planning (key
 placement, collapsing, layout choice, launch arguments) and the kernels' index arithmetic
 (unrolled full-block paths, tails, wrapping, bounds flag) are checked against NumPy here; the
@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from arrayx.cuda.engine import copies
-from arrayx.cuda.kernels import elementwise, gather_scatter as indexing, manipulation
+from arrayx.cuda.kernels import elementwise, gather_scatter, manipulation
+from arrayx.cuda.kernels.gather_scatter import IndexSpec, basic_view
 from arrayx.cuda.engine.array import Buffer, CudaArray
 from arrayx.cuda.engine.layout import c_strides
-from arrayx.cuda.primitives import basic_view
 
 
 class Heap:
@@ -121,28 +121,28 @@ def run_kernel(heap, spec, grid, block, args):
 
 
 def sim_gather(heap, src, offset, shape, strides, specs):
-    """indexing.gather on the heap: returns (result, flag)."""
+    """gather_scatter.gather on the heap: returns (result, flag)."""
     out = heap.empty(shape, src.dtype)
     flag = heap.put(np.zeros(1, np.uint32))
     if out.size:
         ptr = src.buffer.ptr + offset * src.dtype.itemsize
-        spec_args, args, grid = indexing.plan_launch("gather", ptr, out.ptr, src.dtype.itemsize,
+        spec_args, args, grid = gather_scatter.plan_launch("gather", ptr, out.ptr, src.dtype,
                                                      out.shape, strides, c_strides(out.shape),
                                                      specs, flag.ptr)
-        run_kernel(heap, indexing.kernel_spec(*spec_args), grid, indexing.BLOCK, args)
+        run_kernel(heap, gather_scatter.kernel_spec(*spec_args), grid, gather_scatter.BLOCK, args)
     return heap.get(out), int(heap.get(flag)[0])
 
 
 def sim_scatter(heap, dst, offset, shape, strides, specs, value, op="scatter"):
     flag = heap.put(np.zeros(1, np.uint32))
-    value = indexing._fit_value(value, tuple(shape))
+    value = gather_scatter._fit_value(value, tuple(shape))
     vst = tuple(0 if m == 1 and s != 1 else st for m, s, st in
                 zip((1,) * (len(shape) - value.ndim) + value.shape, shape,
                     (0,) * (len(shape) - value.ndim) + value.strides))
     ptr = dst.buffer.ptr + offset * dst.dtype.itemsize
-    spec_args, args, grid = indexing.plan_launch(op, ptr, value.ptr, dst.dtype.itemsize,
+    spec_args, args, grid = gather_scatter.plan_launch(op, ptr, value.ptr, dst.dtype,
                                                  tuple(shape), strides, vst, specs, flag.ptr)
-    run_kernel(heap, indexing.kernel_spec(*spec_args), grid, indexing.BLOCK, args)
+    run_kernel(heap, gather_scatter.kernel_spec(*spec_args), grid, gather_scatter.BLOCK, args)
     return int(heap.get(flag)[0])
 
 
@@ -171,7 +171,7 @@ def test_take_1d_vec_and_tail(dtype, index_dtype):
     a = _data(rng, dtype, 300)
     i = _idx(rng, 300, 2048 * 2 + 37, index_dtype)  # two full vec blocks and a tail
     x, ix = heap.put(a), heap.put(i)
-    spec = indexing.IndexSpec(ix, ix.strides, 300, 1)
+    spec = IndexSpec(ix, ix.strides, 300, 1)
     got, flag = sim_gather(heap, x, 0, i.shape, (0,), [spec])
     np.testing.assert_array_equal(got, np.take(a, i))
     assert flag == 0
@@ -188,7 +188,7 @@ def test_take_views_and_axes(axis):
     ix = basic_view(heap.put(np.repeat(i, 2)), (slice(None, None, 2),))  # strided indices
     out, flag = sim_gather(heap, x, x.offset, a.shape[:axis] + i.shape + a.shape[axis + 1:],
                            x.strides[:axis] + (0,) + x.strides[axis + 1:],
-                           [indexing.IndexSpec(ix, (0,) * axis + (2,) + (0,) * (2 - axis),
+                           [IndexSpec(ix, (0,) * axis + (2,) + (0,) * (2 - axis),
                                                a.shape[axis], x.strides[axis])])
     np.testing.assert_array_equal(out, np.take(a, i, axis=axis))
     assert flag == 0
@@ -201,7 +201,7 @@ def test_take_out_of_range_sets_the_flag_and_reads_in_bounds(bad):
     i = np.zeros(5000, np.int64)
     i[4097] = bad
     x, ix = heap.put(a), heap.put(i)
-    got, flag = sim_gather(heap, x, 0, i.shape, (0,), [indexing.IndexSpec(ix, (1,), 300, 1)])
+    got, flag = sim_gather(heap, x, 0, i.shape, (0,), [IndexSpec(ix, (1,), 300, 1)])
     assert flag == 1 and got[4097] == 0.0
 
 
@@ -210,7 +210,7 @@ def test_uint64_indices_wrap_like_numpy():
     a = np.arange(10, dtype=np.int32)
     i = np.array([2 ** 64 - 1, 3, 2 ** 64 - 10], dtype=np.uint64)
     x, ix = heap.put(a), heap.put(i)
-    got, flag = sim_gather(heap, x, 0, i.shape, (0,), [indexing.IndexSpec(ix, (1,), 10, 1)])
+    got, flag = sim_gather(heap, x, 0, i.shape, (0,), [IndexSpec(ix, (1,), 10, 1)])
     np.testing.assert_array_equal(got, np.take(a, i))
     assert flag == 0
 
@@ -222,7 +222,7 @@ def test_take_along_axis():
     i = _idx(rng, 40, (7, 33, 5), "int64")
     x, ix = heap.put(a), heap.put(i)
     got, flag = sim_gather(heap, x, 0, i.shape, (x.strides[0], 0, x.strides[2]),
-                           [indexing.IndexSpec(ix, ix.strides, 40, x.strides[1])])
+                           [IndexSpec(ix, ix.strides, 40, x.strides[1])])
     np.testing.assert_array_equal(got, np.take_along_axis(a, i, axis=1))
 
 
@@ -232,7 +232,7 @@ def _key_to_device(heap, key):
         if isinstance(k, np.ndarray) and k.dtype == bool and k.ndim:
             out.extend(heap.put(v) for v in np.nonzero(k))  # what scan.nonzero gives
         elif isinstance(k, np.ndarray) and k.dtype == bool:
-            out.append(indexing.BoolScalar(bool(k)))
+            out.append(gather_scatter.BoolScalar(bool(k)))
         elif isinstance(k, np.ndarray):
             out.append(heap.put(k))
         else:
@@ -271,12 +271,12 @@ def test_plan_key_gathers_like_numpy(make_key):
     key = make_key(rng)
     expected = base[key]
     dkey = _key_to_device(heap, key)
-    offset, shape, strides, specs = indexing.plan_key(x.shape, x.strides, x.offset, dkey)
+    offset, shape, strides, specs = gather_scatter.plan_key(x.shape, x.strides, x.offset, dkey)
     if not specs:
         got = heap.get(x.view(shape, strides, offset))
     else:
         got, flag = sim_gather(heap, x, offset, shape, strides,
-                               [indexing.IndexSpec(*s) for s in specs])
+                               [IndexSpec(*s) for s in specs])
         assert flag == 0
     assert got.shape == expected.shape
     np.testing.assert_array_equal(got, expected)
@@ -289,9 +289,9 @@ def test_plan_key_of_a_view():
     x = basic_view(heap.put(base), (slice(None, None, -2), slice(1, None)))
     v = base[::-2, 1:]
     key = (np.array([[0, 2], [1, 1]]), slice(None, None, -3))
-    offset, shape, strides, specs = indexing.plan_key(x.shape, x.strides, x.offset,
+    offset, shape, strides, specs = gather_scatter.plan_key(x.shape, x.strides, x.offset,
                                                       _key_to_device(heap, key))
-    got, _ = sim_gather(heap, x, offset, shape, strides, [indexing.IndexSpec(*s) for s in specs])
+    got, _ = sim_gather(heap, x, offset, shape, strides, [IndexSpec(*s) for s in specs])
     np.testing.assert_array_equal(got, v[key])
 
 
@@ -307,9 +307,9 @@ def test_scatter_like_numpy(dtype):
     expected = base.copy()
     value = _data(rng, dtype, (3, 1))  # selection (25, 3, 5): advanced dims first
     expected[key] = value
-    offset, shape, strides, specs = indexing.plan_key(x.shape, x.strides, x.offset,
+    offset, shape, strides, specs = gather_scatter.plan_key(x.shape, x.strides, x.offset,
                                                       _key_to_device(heap, key))
-    flag = sim_scatter(heap, x, offset, shape, strides, [indexing.IndexSpec(*s) for s in specs],
+    flag = sim_scatter(heap, x, offset, shape, strides, [IndexSpec(*s) for s in specs],
                        heap.put(value))
     assert flag == 0
     np.testing.assert_array_equal(heap.get(x), expected)
@@ -323,12 +323,12 @@ def test_scatter_skips_bad_indices():
     i[1500] = 2000
     ix = heap.put(i)
     value = heap.put(np.full(2000, -1, np.int32))
-    specs = [indexing.IndexSpec(ix, (1,), 2000, 1)]
+    specs = [IndexSpec(ix, (1,), 2000, 1)]
     assert sim_scatter(heap, x, 0, (2000,), (0,), specs, value, "check") == 1
     np.testing.assert_array_equal(heap.get(x), base)  # the check writes nothing
     assert sim_scatter(heap, x, 0, (1000,), (0,), specs, basic_view(value, (slice(0, 1000),)),
                        "check") == 0
-    flag = sim_scatter(heap, x, 0, (2000,), (0,), [indexing.IndexSpec(ix, (1,), 2000, 1)], value)
+    flag = sim_scatter(heap, x, 0, (2000,), (0,), [IndexSpec(ix, (1,), 2000, 1)], value)
     got = heap.get(x)
     assert flag == 1 and got[1500] == 1500 and (np.delete(got, 1500) == -1).all()
 
@@ -339,7 +339,7 @@ def test_repeat_kernels():
     cum = np.cumsum(reps)
     r, c = heap.put(reps), heap.put(cum)
     info = heap.put(np.zeros(2, np.int64))
-    check, sources = manipulation.kernel_specs()
+    check, sources = manipulation.precompile_specs()
     run_kernel(heap, check, 1, 32, [info.ptr, r.ptr, c.ptr, reps.size])
     assert heap.get(info).tolist() == [0, 11]
     out = heap.empty((11,), np.int64)

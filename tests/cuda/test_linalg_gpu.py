@@ -260,7 +260,7 @@ def test_fft_primitive(B, dev, rng, kind, dtype, n, axis):
 
 def test_fft_views_and_plan_cache(B, dev, rng, monkeypatch):
     from arrayx.cuda import libraries
-    monkeypatch.setattr(libraries, "PLAN_CACHE_SIZE", 2)
+    monkeypatch.setattr(libraries.cufft, "PLAN_CACHE_SIZE", 2)
     h = rand(rng, (16, 20), "complex128")
     x = put(B, dev, h)
     views = [(B.getitem(x, (slice(None, None, 2), slice(1, None, 3))), h[::2, 1::3]),
@@ -271,4 +271,4 @@ def test_fft_views_and_plan_cache(B, dev, rng, monkeypatch):
             got = get(B, B.fft("fft", v, n, 1, "backward"))
             assert rel_err(got, np.fft.fft(hv, n=n, axis=1)) < 1e-12
     from arrayx.cuda.engine import runtime
-    assert len(libraries.for_device(runtime.get_device(0)).plans) <= 2
+    assert len(libraries.cufft.plan_cache(runtime.get_device(0))) <= 2

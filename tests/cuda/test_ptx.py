@@ -188,7 +188,7 @@ def test_entry_name_and_cubin_link():
     assert cubin[:4] == b"\x7fELF"
 
 
-# --- sort, unique, isin (arrayx/cuda/sort.py, sets.py) -----------------------------------------
+# --- sort, unique, isin (kernels/sort/) ----------------------------------------------------------
 
 def test_sort_and_set_kernels_compile_without_local_memory():
     from arrayx.cuda.kernels.sort import sets
@@ -291,7 +291,7 @@ def test_split_reduce_kernels_fold_in_the_last_block(name, spec):
         assert f".minnctapersm {COLUMN_SPLIT_BLOCKS_PER_SM}" in ptx
 
 
-# --- gather/scatter (indexing.py) and repeat (manipulation.py) -----------------------------
+# --- gather/scatter (kernels/gather_scatter/) and repeat (kernels/manipulation/) -------------
 def _gather_spec(*args):
     from arrayx.cuda.kernels import gather_scatter as indexing
     return indexing.kernel_spec(*args)
@@ -338,7 +338,7 @@ def test_nd_kernels_of_many_dims_and_64_bit_coordinates():
 
 def test_repeat_kernels_compile():
     from arrayx.cuda.kernels import manipulation
-    for spec in manipulation.kernel_specs():
+    for spec in manipulation.precompile_specs():
         assert ".local" not in _ptx(spec)
 
 

@@ -1,6 +1,7 @@
 """The keys the CUDA sort, unique and isin compute, checked on the CPU (no GPU, runs in CI).
 
-The elementwise Ops of arrayx/cuda/sort.py and sets.py (NaN canonicalisation, radix words) are
+The elementwise Ops of arrayx/cuda/kernels/sort/ (keys.py: NaN canonicalisation, row and position;
+sets.py: radix words) are
 compiled with numba for the CPU and checked on every special value: radix words must order the
 values as NumPy's stable sort does (NaN last, -0.0 == +0.0), equal values must get equal words
 and NaNs NAN_WORD only. A stable NumPy sort of the words stands in for CUB's radix sort.
@@ -14,8 +15,7 @@ import pytest
 numba = pytest.importorskip("numba")
 
 from arrayx.cuda.kernels.elementwise import ops as ops  # noqa: E402
-from arrayx.cuda.kernels.sort import sets  # noqa: E402
-from arrayx.cuda.kernels import sort
+from arrayx.cuda.kernels.sort import keys, sets  # noqa: E402
 
 REAL = [np.dtype(d) for d in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
                               "uint32", "uint64", "float32", "float64")]
@@ -43,7 +43,7 @@ def values(dt, rng):
     fi = np.finfo(dt)
     special = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, fi.max, -fi.max, fi.tiny,
                         -fi.tiny, fi.smallest_subnormal, -fi.smallest_subnormal, 1.0, -1.0], dt)
-    u = sort.unsigned(dt)
+    u = keys.unsigned(dt)
     payload_nans = np.array([0x7f800001, 0xffc00001, 0x7fffffff], np.uint32) if dt == np.float32 \
         else np.array([0x7ff0000000000001, 0xfff8000000000001], np.uint64)
     return np.concatenate([special, payload_nans.astype(u).view(dt),
@@ -51,7 +51,7 @@ def values(dt, rng):
 
 
 def _words(a):
-    u = sort.unsigned(a.dtype)
+    u = keys.unsigned(a.dtype)
     return _apply(sets.radix_word_op(a.dtype), a.view(u))
 
 
@@ -59,7 +59,7 @@ def _words(a):
 def test_radix_words_order_like_numpy(dt, rng):
     a = values(dt, rng)
     w = _words(a)
-    assert w.dtype == sort.unsigned(dt)
+    assert w.dtype == keys.unsigned(dt)
     order = np.argsort(w, kind="stable")
     np.testing.assert_array_equal(a[order], np.sort(a, kind="stable"))
     np.testing.assert_array_equal(order, np.argsort(a, kind="stable"))
@@ -78,7 +78,7 @@ def test_complex_words_are_lexicographic(dt, rng):
     parts = values(real, rng)[:40]
     re_, im = np.meshgrid(parts, parts)
     a = np.stack([re_.ravel(), im.ravel()], axis=1).reshape(-1).view(dt)
-    u = sort.unsigned(real)
+    u = keys.unsigned(real)
     pair = a.view(real).reshape(-1, 2).view(u)
     if dt == np.complex64:
         words = [_apply(sets.radix_word_op(dt), pair[:, 0].copy(), pair[:, 1].copy())]
@@ -97,8 +97,8 @@ def test_complex_words_are_lexicographic(dt, rng):
 @pytest.mark.parametrize("dt", [np.dtype("float32"), np.dtype("float64")], ids=str)
 def test_nan_canonicalisation(dt, rng):
     a = values(dt, rng)
-    u = sort.unsigned(dt)
-    out = _apply(sort.nan_canon_op(dt), a.view(u)).view(dt)
+    u = keys.unsigned(dt)
+    out = _apply(keys.nan_canon_op(dt), a.view(u)).view(dt)
     isnan = np.isnan(a)
     assert np.isnan(out[isnan]).all() and not np.signbit(out[isnan]).any()
     assert len(set(out[isnan].view(u).tolist())) == 1
@@ -109,7 +109,7 @@ def test_nan_canonicalisation(dt, rng):
 def test_row_and_position_ops(idx_dt):
     flat = np.arange(0, 10_000, 7, dtype=idx_dt)
     k = np.full(flat.shape, 13, np.uint64)
-    np.testing.assert_array_equal(_apply(sort._row_op(np.dtype(np.uint32)), flat, k), flat // 13)
-    pos = _apply(sort._pos_op(idx_dt), flat, k)
+    np.testing.assert_array_equal(_apply(keys.row_op(np.dtype(np.uint32)), flat, k), flat // 13)
+    pos = _apply(keys.position_op(idx_dt), flat, k)
     assert pos.dtype == idx_dt
     np.testing.assert_array_equal(pos, flat % 13)

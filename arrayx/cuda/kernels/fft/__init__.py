@@ -10,7 +10,7 @@ C2R (irfft) overwrites its input, so it always works on a copy. NumPy's irfft ig
 imaginary parts of the zero-frequency term and, for even n, of the Nyquist term; cuFFT assumes
 them zero, so the copy zeroes them and results match NumPy for any input, Hermitian or not.
 
-Plans are cached per device (libraries.py, least recently used out); their work area is a
+Plans are cached per device (libraries/cufft.py, least recently used out); their work area is a
 temporary from arrayx's allocator.
 """
 
@@ -102,8 +102,8 @@ def fft(kind, a, n, axis, norm):
         # plan in the current context, so this device's must be current.
         stream = libraries.begin(dev)
         cufft = libraries.bindings("cufft")
-        plan = libraries.for_device(dev).fft_plan(getattr(cufft.Type, fft_type).value, n, distance,
-                                                  out_length, batch)
+        plan = libraries.cufft.plan(dev, getattr(cufft.Type, fft_type).value, n, distance,
+                                    out_length, batch)
         work = libraries.device_workspace(dev, plan.work_bytes)
         cufft.set_stream(plan.handle, stream.ptr)
         if work is not None:

@@ -1,5 +1,6 @@
-"""The gather/scatter kernel family: take, take_along_axis, and integer/boolean-array keys of
-``x[key]`` and ``x[key] = value``.
+"""The gather/scatter kernel family: take, take_along_axis, and the keys of ``x[key]`` and
+``x[key] = value`` (basic keys as views: ``basic_view``; keys with integer or boolean arrays as
+gathers and scatters).
 
 Every one of these is one computation. Over an output (for a scatter: the selection) of some
 shape, element ``c`` lives at
@@ -35,6 +36,9 @@ one store, never torn. Layouts, chosen on the host after collapsing dims (layout
   every data load issued after them, so each thread has 4 loads in flight in both phases;
   specialised on the padded dim count and 32/64-bit coordinate arithmetic, like elementwise.
 
+Modules: ``source`` generates the kernels (and lists the precompiled ones), ``tuning`` holds the
+knobs; this one plans and launches them and turns keys into gathers and scatters.
+
 Keys holding exactly one boolean array (and ints, slices, None, Ellipsis) go to the mask
 selection kernels of the mask family; other boolean arrays become integer arrays through mask.nonzero.
 """
@@ -47,179 +51,13 @@ import numpy as np
 
 from ...engine import compiler, layout, runtime, transfer
 from .. import elementwise
+from .._common import padded_dims
 from ...engine.array import CudaArray, new_array
 from ...engine.layout import c_strides
-from ..elementwise.ops import PREAMBLE, vload_statement
+from .source import kernel_spec, precompile_specs, storage  # noqa: F401  (the family's API)
+from .tuning import BLOCK, ND_UNROLL, VEC_ELEMENTS
 
-BLOCK = 256
-ND_UNROLL = 4        # elements per thread on the nd layout
-VEC_ELEMENTS = 8     # indices per thread on the vec layout (U vectors of V)
-ND_DIMS = (1, 3, 6)  # nd kernels exist for these dim counts; others padded up (or exact beyond)
 _U32 = np.dtype("uint32")
-_I64 = np.dtype("int64")
-
-
-# ---- kernel source ------------------------------------------------------------------------
-
-def storage(itemsize: int, ptrs) -> tuple:
-    """(numba element type, wide) moving elements of `itemsize` bytes as raw bits; `wide`: a
-    16-byte element moved by one vector access (needs every pointer 16-byte aligned)."""
-    if itemsize == 16:
-        wide = all(p % 16 == 0 for p in ptrs)
-        return "complex128", wide
-    return f"uint{8 * itemsize}", False
-
-
-def _load(ptr, off, wide):
-    return f"vload1({ptr}, {off})[0]" if wide else f"{ptr}[{off}]"
-
-
-def _store(ptr, off, value, wide):
-    return f"vstore1({ptr}, {off}, ({value},))" if wide else f"{ptr}[{off}] = {value}"
-
-
-def _wrap(raw: str, v: str, k: int) -> list:
-    """Statements: `v` = index `raw` of array k wrapped into [0, n_k), 0 and err set if outside.
-    Every integer dtype goes through int64: uint64 values >= 2**63 count as negative, as NumPy's
-    cast to intp does."""
-    return [f"{v} = int64({raw})",
-            f"{v} = {v} + i{k}_n if {v} < 0 else {v}",
-            f"b{v} = uint64({v}) >= uint64(i{k}_n)",
-            f"err = err | b{v}",
-            f"{v} = int64(0) if b{v} else {v}"]
-
-
-def kernel_spec(op: str, elem: str, wide: bool, idx_dtypes: tuple, lay: str, D: int = 1,
-                bits: int = 64, V: int = 1):
-    """Source of one gather ('gather'), scatter ('scatter') or bounds check ('check': a scatter
-    that only reads the indices and sets the flag) kernel. `idx_dtypes`: the index arrays'
-    dtypes; `lay`: 'nd' (D padded dims, `bits`-bit coordinates) or 'vec' (gather, one index
-    array read V at a time)."""
-    K = len(idx_dtypes)
-    gather = op == "gather"
-    main = "src" if gather else "dst"  # the side the indices address
-    args = ["out", "src"] if gather else ["dst", "val"]
-    argtypes = [elem + "*", elem + "*"]
-    args += [f"idx{k}" for k in range(K)] + ["flag", "n"]
-    argtypes += [f"{np.dtype(d).name}*" for d in idx_dtypes] + ["uint32*", "int64"]
-    idx_t = "uint32" if bits == 32 else "int64"
-    if lay == "nd":
-        args += [f"sh{j}" for j in range(D)] + [f"{main}_st{j}" for j in range(D)]
-        argtypes += [idx_t] * D + ["int64"] * D
-        if not gather:
-            args += [f"val_st{j}" for j in range(D)]
-            argtypes += ["int64"] * D
-        for k in range(K):
-            args += [f"i{k}_st{j}" for j in range(D)]
-            argtypes += ["int64"] * D
-    for k in range(K):
-        args += [f"i{k}_n", f"i{k}_ax"]
-        argtypes += ["int64", "int64"]
-    body = ["    tid = cuda.threadIdx.x", "    bdim = cuda.blockDim.x", "    blk = cuda.blockIdx.x",
-            "    err = False"]
-
-    if lay == "vec":
-        assert gather and K == 1
-        U = VEC_ELEMENTS // V
-        isz = {"uint8": 1, "uint16": 2, "uint32": 4, "uint64": 8, "complex128": 16}[elem]
-        chunk = max(1, min(V, 16 // isz))  # elements per vector store
-        lanes = [(u, l) for u in range(U) for l in range(V)]
-        body += [f"    v = blk * ({U} * bdim) + tid",
-                 f"    if (blk + 1) * ({U * V} * bdim) <= n:"]
-        body += [f"        j{u} = (v + {u} * bdim) * {V}" for u in range(U)]
-        for u in range(U):  # every index vector first: U 16-byte loads in flight
-            targets = [f"r{u}_{l}" for l in range(V)]
-            body.append("        " + vload_statement(targets, "idx0", f"j{u}"))
-        for u, l in lanes:
-            body += ["        " + s for s in _wrap(f"r{u}_{l}", f"w{u}_{l}", 0)]
-        for u, l in lanes:  # then every data load: U * V random reads in flight
-            body.append(f"        x{u}_{l} = {_load('src', f'w{u}_{l} * i0_ax', wide)}")
-        for u in range(U):
-            for c in range(0, V, chunk):
-                if wide:
-                    body.append("        " + _store("out", f"j{u} + {c}", f"x{u}_{c}", True))
-                else:
-                    vals = ", ".join(f"x{u}_{l}" for l in range(c, c + chunk))
-                    body.append(f"        vstore{chunk}(out, j{u} + {c}, ({vals}{',' if chunk == 1 else ''}))")
-        body += ["    else:", f"        for u in range({U}):",
-                 f"            j = (v + u * bdim) * {V}", f"            e = j + {V}",
-                 "            if e > n:", "                e = n", "            while j < e:"]
-        body += ["                " + s for s in _wrap("idx0[j]", "w", 0)]
-        body += ["                " + _store("out", "j", _load("src", "w * i0_ax", wide), wide),
-                 "                j += 1"]
-    elif lay == "nd":
-        def dot(u, name):
-            return " + ".join(f"c{u}_{j} * {name}{j}" for j in range(D))
-
-        def coords(u, ind):  # coordinates, offsets, and the raw index loads
-            lines = [f"r{u} = uint32(p{u})" if bits == 32 else f"r{u} = p{u}"]
-            for j in range(D - 1, 0, -1):
-                lines += [f"c{u}_{j} = r{u} % sh{j}", f"r{u} = r{u} // sh{j}"]
-            lines += [f"c{u}_0 = r{u}", f"s{u} = {dot(u, main + '_st')}"]
-            if op == "scatter":
-                lines.append(f"f{u} = {dot(u, 'val_st')}")
-            lines += [f"q{u}_{k} = idx{k}[{dot(u, f'i{k}_st')}]" for k in range(K)]
-            return [ind + s for s in lines]
-
-        def check(u, ind):
-            lines = []
-            for k in range(K):
-                lines += _wrap(f"q{u}_{k}", f"w{u}_{k}", k) + [f"s{u} += w{u}_{k} * i{k}_ax"]
-            return [ind + s for s in lines]
-
-        def move(u, ind):
-            if op == "check":
-                return []
-            if gather:
-                return [ind + f"x{u} = {_load('src', f's{u}', wide)}"]
-            bad = " or ".join(f"bw{u}_{k}" for k in range(K))
-            lines = [f"x{u} = {_load('val', f'f{u}', wide)}"]
-            if K:
-                lines += [f"if not ({bad}):", "    " + _store("dst", f"s{u}", f"x{u}", wide)]
-            else:
-                lines.append(_store("dst", f"s{u}", f"x{u}", wide))
-            return [ind + s for s in lines]
-
-        def finish(u, ind):
-            return [ind + _store("out", f"p{u}", f"x{u}", wide)] if gather else []
-
-        U = ND_UNROLL
-        body += [f"    base = blk * ({U} * bdim) + tid",
-                 f"    if (blk + 1) * ({U} * bdim) <= n:"]
-        body += [f"        p{u} = base + {u} * bdim" for u in range(U)]
-        for phase in (coords, check, move, finish):  # phase by phase: U loads in flight
-            for u in range(U):
-                body += phase(u, "        ")
-        body += ["    else:", f"        for u in range({U}):", "            p0 = base + u * bdim",
-                 "            if p0 < n:"]
-        for phase in (coords, check, move, finish):
-            body += phase(0, "                ")
-    else:
-        raise ValueError(lay)
-    body += ["    if err:", "        flag[0] = uint32(1)"]
-
-    tag = "_".join(np.dtype(d).name for d in idx_dtypes) or "none"
-    kname = f"{op}_{elem}{'v' if wide else ''}_by_{tag}_{lay}"
-    kname += f"{V}" if lay == "vec" else f"{D}d{bits}"
-    src = PREAMBLE + f"def {kname}({', '.join(args)}):\n" + "\n".join(body) + "\n"
-    return compiler.KernelSpec(kname, src, kname, tuple(argtypes))
-
-
-def precompile_specs():
-    """The kernels precompile.py fills the disk cache with: int64 and int32 indices, every
-    element size, the vec layout and the nd layouts of 1 and 3 dims with 32-bit coordinates
-    (other index dtypes and layouts compile on first use)."""
-    elems = [("uint8", False), ("uint16", False), ("uint32", False), ("uint64", False),
-             ("complex128", True)]
-    out = []
-    for idx in (_I64, np.dtype("int32")):
-        for elem, wide in elems:
-            out.append(kernel_spec("gather", elem, wide, (idx,), "vec", 1, 64,
-                                   min(VEC_ELEMENTS, 16 // idx.itemsize)))
-            out += [kernel_spec(op, elem, wide, (idx,), "nd", D, 32)
-                    for op in ("gather", "scatter") for D in ND_DIMS[:2]]
-        out += [kernel_spec("check", "uint8", False, (idx,), "nd", D, 32) for D in ND_DIMS[:2]]
-    return out
 
 
 # ---- launching ------------------------------------------------------------------------------
@@ -262,14 +100,7 @@ def _check_empty_axes(specs, what):
             raise IndexError(f"{what}: cannot index an axis of size 0 with a non-empty index array")
 
 
-def _nd_dims(d: int) -> int:
-    for bucket in ND_DIMS:
-        if d <= bucket:
-            return bucket
-    return d
-
-
-def plan_launch(op, main_ptr: int, other_ptr: int, itemsize: int, shape, main_strides,
+def plan_launch(op, main_ptr: int, other_ptr: int, dtype: np.dtype, shape, main_strides,
                 other_strides, specs, flag_ptr: int):
     """(kernel_spec arguments, launch arguments, grid) of one gather (`main` the source, `other`
     the contiguous output) or scatter (`main` the destination, `other` the values, read at
@@ -280,7 +111,7 @@ def plan_launch(op, main_ptr: int, other_ptr: int, itemsize: int, shape, main_st
         n *= m
     gather_op = op == "gather"
     # a check moves no data: one kernel per index dtypes, whatever the array's dtype
-    elem, wide = storage(itemsize, [main_ptr, other_ptr]) if op != "check" else ("uint8", False)
+    elem, wide = storage(dtype, [main_ptr, other_ptr]) if op != "check" else ("uint8", False)
     cshape, cst = layout.collapse(shape, other_strides, main_strides, *(s.strides for s in specs))
     idx_dtypes = tuple(s.array.dtype for s in specs)
     first = [other_ptr, main_ptr] if gather_op else [main_ptr, other_ptr]
@@ -292,7 +123,7 @@ def plan_launch(op, main_ptr: int, other_ptr: int, itemsize: int, shape, main_st
         if ptrs[0] % (V * idx_dtypes[0].itemsize) == 0 and other_ptr % 16 == 0:
             return ((op, elem, wide, idx_dtypes, "vec", 1, 64, V),
                     first + ptrs + [flag_ptr, n] + axes, -(-n // (BLOCK * VEC_ELEMENTS)))
-    D = _nd_dims(len(cshape))
+    D = padded_dims(len(cshape))
     pad = D - len(cshape)
     cshape = (1,) * pad + tuple(cshape)
     cst = [(0,) * pad + tuple(st) for st in cst]
@@ -310,7 +141,7 @@ def _launch(op, main: CudaArray, main_ptr: int, other: CudaArray, shape, main_st
     dev = runtime.get_device(main.device_index)
     stream = dev.stream
     flag = _flag(dev, stream)
-    spec_args, args, grid = plan_launch(op, main_ptr, other.ptr, main.dtype.itemsize, shape,
+    spec_args, args, grid = plan_launch(op, main_ptr, other.ptr, main.dtype, shape,
                                         main_strides, other_strides, specs, flag.ptr)
     kern = compiler.cached_kernel(dev.index, "indexing", spec_args, lambda: kernel_spec(*spec_args))
     keep = (main.buffer, other.buffer, flag.buffer) + tuple(s.array.buffer for s in specs)
@@ -431,6 +262,42 @@ def _expand_key(a: CudaArray, key: tuple) -> tuple:
     return tuple(out)
 
 
+def basic_view(a: CudaArray, key: tuple) -> CudaArray:
+    """The view selected by a tuple of int (in range, non-negative), slice, None and at most one
+    Ellipsis."""
+    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    shape, strides = [], []
+    offset = a.offset
+    dim = 0
+    for k in key:
+        if k is None:
+            shape.append(1)
+            strides.append(0)
+        elif k is Ellipsis:
+            for _ in range(a.ndim - n_real):
+                shape.append(a.shape[dim])
+                strides.append(a.strides[dim])
+                dim += 1
+        elif isinstance(k, slice):
+            start, stop, step = k.indices(a.shape[dim])
+            length = len(range(start, stop, step))
+            if length:
+                offset += start * a.strides[dim]
+            shape.append(length)
+            strides.append(a.strides[dim] * step)
+            dim += 1
+        else:
+            if compiler.DEBUG:
+                assert 0 <= k < a.shape[dim], f"index {k} out of range for axis {dim}"
+            offset += k * a.strides[dim]
+            dim += 1
+    while dim < a.ndim:
+        shape.append(a.shape[dim])
+        strides.append(a.strides[dim])
+        dim += 1
+    return a.view(shape, strides, offset)
+
+
 def plan_key(shape, strides, offset, key):
     """Where a key of ints, slices, None, Ellipsis, integer index arrays (anything with .shape
     and .strides) and BoolScalar puts each element, in NumPy's order: returns (offset, output
@@ -501,7 +368,6 @@ def _mask_route(a: CudaArray, key: tuple):
     arrays = [i for i, k in enumerate(key) if isinstance(k, CudaArray)]
     if len(arrays) != 1 or not _is_bool_array(key[arrays[0]]) or key[arrays[0]].ndim == 0:
         return None
-    from ...primitives import basic_view
     at = arrays[0]
     mask = key[at]
     k = mask.ndim

@@ -8,8 +8,8 @@ column-major is the transpose, and the code uses that instead of transposing cop
   and row slices cost nothing; an operand whose strides cuBLAS cannot express (two non-unit
   strides, negative or zero strides inside a matrix) is copied first. Batch dimensions are
   collapsed and covered by strided-batched calls (stride 0 for a broadcast operand). One matrix
-  times one vector goes to ``cublas<t>gemv`` (it reaches the copy bandwidth; gemm with n = 1 is
-  10% slower). All of this depends only on the layouts and is cached per (shapes, strides):
+  times one vector goes to ``cublas<t>gemv`` (it reaches the copy bandwidth; gemm with n = 1 does
+  not). All of this depends only on the layouts and is cached per (shapes, strides):
   the host time of a call is what small and batched products cost beyond the GPU's.
   Integer dtypes, which cuBLAS lacks, run a kernel.
 * Solvers overwrite their input, so each makes one copy anyway. A C-contiguous copy (a memcpy)
@@ -44,13 +44,13 @@ import numpy as np
 from .. import elementwise
 from ...engine import layout, runtime
 from ... import libraries
-from . import kernels as kernels
+from . import kernels
 from ...engine.array import CudaArray, new_array
 from ...engine.layout import c_strides
 
+# TF32 tensor cores for float32 products: opt-in, as they round the inputs to 10 mantissa bits.
 _allow_tf32 = os.environ.get("ARRAYX_ALLOW_TF32", "0") not in ("", "0", "false", "False")
-# One matrix times one vector through gemv rather than gemm (benchmarks/linalg_bench.py times both).
-USE_GEMV = True
+USE_GEMV = True  # matrix times vector through gemv: it reaches the copy bandwidth, gemm does not
 
 _INT64 = np.dtype(np.int64)
 _GEMV = {np.dtype(np.float32): "sgemv", np.dtype(np.float64): "dgemv",
@@ -159,8 +159,8 @@ class _Solver:
         self.count = count
         self.stream = dev.stream
         self.lib = libraries.bindings("cusolverDn")
-        self.handle, self.params = libraries.for_device(dev).cusolver(self.stream)
-        self.info = libraries.info_array(dev, count * slots)
+        self.handle, self.params = libraries.cusolver.handle(dev, self.stream)
+        self.info = libraries.cusolver.info_array(dev, count * slots)
         self.keep = [self.info]
 
     def workspace(self, sizes) -> tuple:
@@ -183,7 +183,7 @@ class _Solver:
 
     def check(self, fname: str, failure: str):
         """Raise LinAlgError(`failure`) if a matrix failed (one synchronisation)."""
-        libraries.check_info(self.info, fname, failure)
+        libraries.cusolver.check_info(self.info, fname, failure)
 
 
 def _lu_factor(solver: _Solver, lu: CudaArray) -> CudaArray:
@@ -348,7 +348,7 @@ def _blas_product(dev, out, a, b, plan: _ProductPlan):
         b = elementwise.copy(b)
     types = _blas_types(out.dtype)
     stream = libraries.begin(dev)
-    handle = libraries.for_device(dev).cublas(stream)
+    handle = libraries.cublas.handle(dev, stream)
     if plan.gemv is not None:
         a_is_matrix, trans, m, n, ld, inc = plan.gemv
         matrix, vector = (a, b) if a_is_matrix else (b, a)

@@ -13,10 +13,10 @@ engine its layout allows (``copy_into``):
 concat writes each input into its slab of the output; roll copies at most 2^k pieces for k
 rolled axes (each rolled axis splits into two ranges); repeat by an int copies a broadcast view
 (stride 0 on a new axis after `axis`) in one strided copy. repeat by an array: the inclusive
-cumulative sum of the repeats (scan.py), one small kernel that flags negative repeats and
+cumulative sum of the repeats (the scan family), one small kernel that flags negative repeats and
 fetches the total (one synchronisation for both), one kernel that finds each output position's
 source by binary search in the sums (no arange, no searchsorted output besides the indices),
-then one gather (indexing.py) without the bounds check, the sources being in range by
+then one gather (kernels/gather_scatter) without the bounds check, the sources being in range by
 construction.
 """
 
@@ -27,17 +27,16 @@ import itertools
 import numpy as np
 
 from ...engine import compiler, copies, layout, runtime, transfer
-from .. import elementwise, gather_scatter as indexing
+from .. import elementwise, gather_scatter
 from ...engine.array import CudaArray, new_array
 from ...engine.layout import c_strides
 from ..elementwise.ops import PREAMBLE
 
-# Rows narrower than this go through the strided copy kernel rather than cuMemcpy2DAsync, whose
-# per-row cost dominates for short rows.
-MIN_PITCHED_ROW = 512
-MAX_PITCH = (1 << 31) - 1
+MIN_PITCHED_ROW = 512  # bytes: narrower rows take the copy kernel (cuMemcpy2DAsync's per-row cost)
+BLOCK = 256  # threads per block of the repeat kernels (one thread per element)
+
+MAX_PITCH = (1 << 31) - 1  # the largest pitch cuMemcpy2DAsync accepts
 _I64 = np.dtype("int64")
-BLOCK = 256
 
 
 def _memcpy_2d(dev, dst_ptr, dst_pitch, src_ptr, src_pitch, width, rows, dst, src):
@@ -148,21 +147,21 @@ def repeat_sources(out, cum, n, total):
                 hi = mid
         out[p] = lo
 '''
-def _kernel(dev_index, entry, argtypes):
-    return compiler.cached_kernel(dev_index, "manipulation", entry, lambda: compiler.KernelSpec(
-        entry, PREAMBLE + _SOURCES, entry, argtypes))
+_ARGTYPES = {"repeat_check": ("int64*", "int64*", "int64*", "int64"),
+             "repeat_sources": ("int64*", "int64*", "int64", "int64")}
+
+
+def _spec(entry: str) -> compiler.KernelSpec:
+    return compiler.KernelSpec(entry, PREAMBLE + _SOURCES, entry, _ARGTYPES[entry])
+
+
+def _kernel(dev_index, entry):
+    return compiler.cached_kernel(dev_index, "manipulation", entry, lambda: _spec(entry))
 
 
 def precompile_specs():
-    return kernel_specs()
-
-
-def kernel_specs():
-    """The two repeat kernels (for precompile and the PTX tests)."""
-    return [compiler.KernelSpec("repeat_check", PREAMBLE + _SOURCES, "repeat_check",
-                                ("int64*", "int64*", "int64*", "int64")),
-            compiler.KernelSpec("repeat_sources", PREAMBLE + _SOURCES, "repeat_sources",
-                                ("int64*", "int64*", "int64", "int64"))]
+    """The two repeat kernels."""
+    return [_spec(entry) for entry in _ARGTYPES]
 
 
 def repeat(a, repeats, axis):
@@ -186,7 +185,7 @@ def repeat(a, repeats, axis):
         cum = elementwise.copy(cum)
     info = elementwise.fill(new_array(dev.index, (2,), _I64, dev.allocator), 0)
     grid, block = layout.launch_1d(n, BLOCK)
-    _kernel(dev.index, "repeat_check", kernel_specs()[0].argtypes)(
+    _kernel(dev.index, "repeat_check")(
         stream, grid, block, (info.ptr, reps.ptr, cum.ptr, n), (info.buffer, reps.buffer, cum.buffer),
         16 * n)
     negative, total = (int(v) for v in transfer.to_host(info))
@@ -195,14 +194,14 @@ def repeat(a, repeats, axis):
     sources = new_array(dev.index, (total,), _I64, dev.allocator)
     if total:
         grid, block = layout.launch_1d(total, BLOCK)
-        _kernel(dev.index, "repeat_sources", kernel_specs()[1].argtypes)(
+        _kernel(dev.index, "repeat_sources")(
             stream, grid, block, (sources.ptr, cum.ptr, n, total), (sources.buffer, cum.buffer),
             8 * total)
     shape = a.shape[:axis] + (total,) + a.shape[axis + 1:]
     strides = a.strides[:axis] + (0,) + a.strides[axis + 1:]
     ist = (0,) * axis + (1,) + (0,) * (a.ndim - axis - 1)
-    spec = indexing.IndexSpec(sources, ist, n, a.strides[axis])
-    return indexing.gather(a, a.offset, shape, strides, [spec], "repeat", check=False)
+    spec = gather_scatter.IndexSpec(sources, ist, n, a.strides[axis])
+    return gather_scatter.gather(a, a.offset, shape, strides, [spec], "repeat", check=False)
 
 
 PRIMITIVES = {"concat": concat, "roll": roll, "repeat": repeat}

@@ -22,7 +22,10 @@ NaNs last, as NumPy's.
 isin: sort the words of x2, then one kernel (``isin_search``) binary-searches each word of x1
 (lower bound, lexicographic over the words) and tests equality; a NaN never matches.
 
-The scan is cuda.compute's inclusive scan (arrayx/cuda/scan.py's cumulative sum can replace it).
+The scan is CUB's inclusive scan (libraries/cub.py; the scan family's cumulative sum could
+replace it).
+
+precompile_specs() lists the kernels of the whole sort family (sort's passes too).
 """
 
 from __future__ import annotations
@@ -30,13 +33,15 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine import compiler, layout, runtime, transfer
-from .. import elementwise
 from ...engine.array import CudaArray, new_array
+from ...libraries.cub import inclusive_sum, radix_sort
+from .. import elementwise
+from .._common import DIM_BUCKETS
 from ..elementwise.ops import PREAMBLE, Op
-from . import I64, U64, as_dtype, float_bits, inclusive_sum, iota, radix_sort, unsigned
+from .keys import (I32, I64, U32, U64, as_dtype, float_bits, iota, nan_canon_op, position_op,
+                   row_op, unsigned)
 
-U8 = np.dtype(np.uint8)
-BLOCK = 256
+BLOCK = 256  # threads per block of the set kernels (one thread per element, no shared memory)
 
 
 # ---- radix words ----------------------------------------------------------------------------
@@ -301,9 +306,8 @@ def precompile_specs() -> list:
     """The kernels sort, argsort, unique and isin launch on arrays under 2**31 elements (for
     precompile.py): NaN canonicalisation, row/position, radix words, flags and the set kernels."""
     from ..elementwise import kernel_spec
-    from . import I32, U32, _pos_op, _row_op, nan_canon_op
 
-    def family(name, op, kinds, dtypes, dims=(1, 3, 6)):
+    def family(name, op, kinds, dtypes, dims=DIM_BUCKETS):
         from ...engine.layout import vector_width
         arrays = [d.itemsize for k, d in zip(kinds, dtypes) if k == "a"]
         n = vector_width(op.out.itemsize, *arrays)
@@ -316,8 +320,8 @@ def precompile_specs() -> list:
         out += family("nan_canon", nan_canon_op(dt), ("a",), (u,))
     for idx_dt in (I32, I64):  # argsort's positions: int32 below 2**31 elements
         for row_dt in (U32, U64):
-            out += family("sort_row", _row_op(row_dt), ("a", "s"), (idx_dt, U64), ())
-        out += family("sort_pos", _pos_op(idx_dt), ("a", "s"), (idx_dt, U64), ())
+            out += family("sort_row", row_op(row_dt), ("a", "s"), (idx_dt, U64), ())
+        out += family("sort_pos", position_op(idx_dt), ("a", "s"), (idx_dt, U64), ())
     for name in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                  "float32", "float64", "complex64", "complex128"):
         dt = np.dtype(name)
