@@ -2,23 +2,35 @@
 
 An Array is a thin handle: a backend-native array (``numpy.ndarray`` on the CPU, a ``CudaArray``
 on CUDA, both carrying shape, dtype, strides and offset over a shared buffer) and the Device it
-lives on. Every operator forwards to the namespace function, which validates once and dispatches
-to the device's backend.
+lives on. Every operator is one call of the namespace function that does the same (``x + y`` is
+``add(x, y)``, ``x += y`` the in-place form of ``add``), which validates once and dispatches to
+the device's backend; an operator re-checks nothing the function checks.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from types import EllipsisType, ModuleType
+from typing import Any
 
 import numpy as np
 
-from . import _dtypes as dt
+from ._devices import Device
 
 _SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
 
 class Array:
+    """An n-dimensional array of the arrayx namespace, on one device.
+
+    Created by the namespace's functions (``arrayx.asarray``, ``arrayx.zeros``, ...), never by
+    calling the class.
+    """
+
     __slots__ = ("_data", "_device", "__weakref__")
+    _data: Any  # the backend-native array
+    _device: Device
 
     # Make NumPy defer to our reflected operators (`np_scalar + x`).
     __array_ufunc__ = None
@@ -28,7 +40,8 @@ class Array:
                         "arrayx.zeros, ...), not by the Array constructor")
 
     @classmethod
-    def _new(cls, data, device):
+    def _new(cls, data: Any, device: Device) -> Array:
+        """Wrap a backend-native array of `device` (no copy, no check)."""
         self = object.__new__(cls)
         self._data = data
         self._device = device
@@ -36,46 +49,323 @@ class Array:
 
     # --- attributes -----------------------------------------------------------------------
     @property
-    def dtype(self):
+    def dtype(self) -> np.dtype:
+        """The data type of the elements (arrayx dtypes are NumPy dtype descriptors)."""
         return self._data.dtype
 
     @property
-    def device(self):
+    def device(self) -> Device:
+        """The device holding the elements."""
         return self._device
 
     @property
-    def ndim(self):
+    def ndim(self) -> int:
+        """The number of dimensions."""
         return self._data.ndim
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...]:
+        """The length of every dimension."""
         return self._data.shape
 
     @property
-    def size(self):
+    def size(self) -> int:
+        """The number of elements."""
         return math.prod(self._data.shape)
 
     @property
-    def T(self):
+    def T(self) -> Array:
+        """The transpose of a 2-D array (a view); other ranks raise ValueError."""
         if self.ndim != 2:
             raise ValueError(f"x.T needs a 2-D array, got {self.ndim}-D; use permute_dims or mT")
         return _ns.permute_dims(self, (1, 0))
 
     @property
-    def mT(self):
+    def mT(self) -> Array:
+        """The transpose of the last two dimensions (a view): :func:`arrayx.matrix_transpose`."""
         if self.ndim < 2:
             raise ValueError(f"x.mT needs an array of at least 2 dimensions, got {self.ndim}-D")
         return _ns.matrix_transpose(self)
 
-    # --- protocol methods -----------------------------------------------------------------
-    def __array_namespace__(self, /, *, api_version=None):
+    # --- arithmetic operators -------------------------------------------------------------
+    # A Python scalar operand is weak (it takes the array's dtype); any other non-array operand
+    # raises TypeError from the namespace function, so no operator returns NotImplemented.
+    def __add__(self, other: Array | int | float | complex, /) -> Array:
+        """``self + other``: :func:`arrayx.add`."""
+        return _ns.add(self, other)
+
+    def __radd__(self, other: Array | int | float | complex, /) -> Array:
+        """``other + self``: :func:`arrayx.add`."""
+        return _ns.add(other, self)
+
+    def __iadd__(self, other: Array | int | float | complex, /) -> Array:
+        """``self += other``, in place: the in-place form of :func:`arrayx.add`."""
+        return _IN_PLACE["add"](self, other)
+
+    def __sub__(self, other: Array | int | float | complex, /) -> Array:
+        """``self - other``: :func:`arrayx.subtract`."""
+        return _ns.subtract(self, other)
+
+    def __rsub__(self, other: Array | int | float | complex, /) -> Array:
+        """``other - self``: :func:`arrayx.subtract`."""
+        return _ns.subtract(other, self)
+
+    def __isub__(self, other: Array | int | float | complex, /) -> Array:
+        """``self -= other``, in place: the in-place form of :func:`arrayx.subtract`."""
+        return _IN_PLACE["subtract"](self, other)
+
+    def __mul__(self, other: Array | int | float | complex, /) -> Array:
+        """``self * other``: :func:`arrayx.multiply`."""
+        return _ns.multiply(self, other)
+
+    def __rmul__(self, other: Array | int | float | complex, /) -> Array:
+        """``other * self``: :func:`arrayx.multiply`."""
+        return _ns.multiply(other, self)
+
+    def __imul__(self, other: Array | int | float | complex, /) -> Array:
+        """``self *= other``, in place: the in-place form of :func:`arrayx.multiply`."""
+        return _IN_PLACE["multiply"](self, other)
+
+    def __truediv__(self, other: Array | int | float | complex, /) -> Array:
+        """``self / other``: :func:`arrayx.divide`."""
+        return _ns.divide(self, other)
+
+    def __rtruediv__(self, other: Array | int | float | complex, /) -> Array:
+        """``other / self``: :func:`arrayx.divide`."""
+        return _ns.divide(other, self)
+
+    def __itruediv__(self, other: Array | int | float | complex, /) -> Array:
+        """``self /= other``, in place: the in-place form of :func:`arrayx.divide`."""
+        return _IN_PLACE["divide"](self, other)
+
+    def __floordiv__(self, other: Array | int | float, /) -> Array:
+        """``self // other``: :func:`arrayx.floor_divide`."""
+        return _ns.floor_divide(self, other)
+
+    def __rfloordiv__(self, other: Array | int | float, /) -> Array:
+        """``other // self``: :func:`arrayx.floor_divide`."""
+        return _ns.floor_divide(other, self)
+
+    def __ifloordiv__(self, other: Array | int | float, /) -> Array:
+        """``self //= other``, in place: the in-place form of :func:`arrayx.floor_divide`."""
+        return _IN_PLACE["floor_divide"](self, other)
+
+    def __mod__(self, other: Array | int | float, /) -> Array:
+        """``self % other``: :func:`arrayx.remainder`."""
+        return _ns.remainder(self, other)
+
+    def __rmod__(self, other: Array | int | float, /) -> Array:
+        """``other % self``: :func:`arrayx.remainder`."""
+        return _ns.remainder(other, self)
+
+    def __imod__(self, other: Array | int | float, /) -> Array:
+        """``self %= other``, in place: the in-place form of :func:`arrayx.remainder`."""
+        return _IN_PLACE["remainder"](self, other)
+
+    def __pow__(self, other: Array | int | float | complex, /) -> Array:
+        """``self ** other``: :func:`arrayx.pow` (no three-argument ``pow``)."""
+        return _ns.pow(self, other)
+
+    def __rpow__(self, other: Array | int | float | complex, /) -> Array:
+        """``other ** self``: :func:`arrayx.pow`."""
+        return _ns.pow(other, self)
+
+    def __ipow__(self, other: Array | int | float | complex, /) -> Array:
+        """``self **= other``, in place: the in-place form of :func:`arrayx.pow`."""
+        return _IN_PLACE["pow"](self, other)
+
+    # --- matrix multiplication ------------------------------------------------------------
+    def __matmul__(self, other: Array, /) -> Array:
+        """``self @ other``: :func:`arrayx.matmul`."""
+        return _ns.matmul(self, other)
+
+    def __rmatmul__(self, other: Array, /) -> Array:
+        """``other @ self``: :func:`arrayx.matmul`."""
+        return _ns.matmul(other, self)
+
+    def __imatmul__(self, other: Array, /) -> Array:
+        """``self @= other``: :func:`arrayx.matmul` written back into ``self``; ValueError if the
+        product's dtype or shape differs from ``self``'s."""
+        # matmul has no in-place backend primitive: compute, check, write back.
+        result = _ns.matmul(self, other)
+        if result.dtype != self.dtype or result.shape != self.shape:
+            raise ValueError(f"in-place matmul would change the array from {self.dtype}"
+                             f"{self.shape} to {result.dtype}{result.shape}")
+        self._device.backend.setitem(self._data, (Ellipsis,), result._data)
+        return self
+
+    # --- bitwise operators ----------------------------------------------------------------
+    def __and__(self, other: Array | int | bool, /) -> Array:
+        """``self & other``: :func:`arrayx.bitwise_and`."""
+        return _ns.bitwise_and(self, other)
+
+    def __rand__(self, other: Array | int | bool, /) -> Array:
+        """``other & self``: :func:`arrayx.bitwise_and`."""
+        return _ns.bitwise_and(other, self)
+
+    def __iand__(self, other: Array | int | bool, /) -> Array:
+        """``self &= other``, in place: the in-place form of :func:`arrayx.bitwise_and`."""
+        return _IN_PLACE["bitwise_and"](self, other)
+
+    def __or__(self, other: Array | int | bool, /) -> Array:
+        """``self | other``: :func:`arrayx.bitwise_or`."""
+        return _ns.bitwise_or(self, other)
+
+    def __ror__(self, other: Array | int | bool, /) -> Array:
+        """``other | self``: :func:`arrayx.bitwise_or`."""
+        return _ns.bitwise_or(other, self)
+
+    def __ior__(self, other: Array | int | bool, /) -> Array:
+        """``self |= other``, in place: the in-place form of :func:`arrayx.bitwise_or`."""
+        return _IN_PLACE["bitwise_or"](self, other)
+
+    def __xor__(self, other: Array | int | bool, /) -> Array:
+        """``self ^ other``: :func:`arrayx.bitwise_xor`."""
+        return _ns.bitwise_xor(self, other)
+
+    def __rxor__(self, other: Array | int | bool, /) -> Array:
+        """``other ^ self``: :func:`arrayx.bitwise_xor`."""
+        return _ns.bitwise_xor(other, self)
+
+    def __ixor__(self, other: Array | int | bool, /) -> Array:
+        """``self ^= other``, in place: the in-place form of :func:`arrayx.bitwise_xor`."""
+        return _IN_PLACE["bitwise_xor"](self, other)
+
+    def __lshift__(self, other: Array | int, /) -> Array:
+        """``self << other``: :func:`arrayx.bitwise_left_shift`."""
+        return _ns.bitwise_left_shift(self, other)
+
+    def __rlshift__(self, other: Array | int, /) -> Array:
+        """``other << self``: :func:`arrayx.bitwise_left_shift`."""
+        return _ns.bitwise_left_shift(other, self)
+
+    def __ilshift__(self, other: Array | int, /) -> Array:
+        """``self <<= other``, in place: the in-place form of :func:`arrayx.bitwise_left_shift`."""
+        return _IN_PLACE["bitwise_left_shift"](self, other)
+
+    def __rshift__(self, other: Array | int, /) -> Array:
+        """``self >> other``: :func:`arrayx.bitwise_right_shift`."""
+        return _ns.bitwise_right_shift(self, other)
+
+    def __rrshift__(self, other: Array | int, /) -> Array:
+        """``other >> self``: :func:`arrayx.bitwise_right_shift`."""
+        return _ns.bitwise_right_shift(other, self)
+
+    def __irshift__(self, other: Array | int, /) -> Array:
+        """``self >>= other``, in place: the in-place form of :func:`arrayx.bitwise_right_shift`."""
+        return _IN_PLACE["bitwise_right_shift"](self, other)
+
+    # --- comparisons ----------------------------------------------------------------------
+    # Python reflects a comparison with a scalar on the left (`1 < x` is `x > 1`) itself.
+    def __lt__(self, other: Array | int | float, /) -> Array:
+        """``self < other``: :func:`arrayx.less`."""
+        return _ns.less(self, other)
+
+    def __le__(self, other: Array | int | float, /) -> Array:
+        """``self <= other``: :func:`arrayx.less_equal`."""
+        return _ns.less_equal(self, other)
+
+    def __gt__(self, other: Array | int | float, /) -> Array:
+        """``self > other``: :func:`arrayx.greater`."""
+        return _ns.greater(self, other)
+
+    def __ge__(self, other: Array | int | float, /) -> Array:
+        """``self >= other``: :func:`arrayx.greater_equal`."""
+        return _ns.greater_equal(self, other)
+
+    # The standard's == and != are elementwise and return arrays, not bool.
+    def __eq__(  # type: ignore[override]
+            self, other: Array | int | float | complex | bool, /) -> Array:
+        """``self == other``: :func:`arrayx.equal`."""
+        return _ns.equal(self, other)
+
+    def __ne__(  # type: ignore[override]
+            self, other: Array | int | float | complex | bool, /) -> Array:
+        """``self != other``: :func:`arrayx.not_equal`."""
+        return _ns.not_equal(self, other)
+
+    # --- unary operators ------------------------------------------------------------------
+    def __neg__(self, /) -> Array:
+        """``-self``: :func:`arrayx.negative`."""
+        return _ns.negative(self)
+
+    def __pos__(self, /) -> Array:
+        """``+self``: :func:`arrayx.positive`."""
+        return _ns.positive(self)
+
+    def __abs__(self, /) -> Array:
+        """``abs(self)``: :func:`arrayx.abs`."""
+        return _ns.abs(self)
+
+    def __invert__(self, /) -> Array:
+        """``~self``: :func:`arrayx.bitwise_invert`."""
+        return _ns.bitwise_invert(self)
+
+    # --- conversion to Python scalars -----------------------------------------------------
+    def _scalar(self, what: str) -> Any:
+        """The single element as a Python scalar (copied to the host); ValueError otherwise."""
+        if self.size != 1:
+            raise ValueError(f"only an array with one element can be converted to a Python {what}; "
+                             f"this one has shape {self.shape}")
+        return self._device.backend.to_host(self._data).reshape(()).item()
+
+    def __bool__(self, /) -> bool:
+        """``bool(self)`` of an array with one element (of any shape)."""
+        return bool(self._scalar("bool"))
+
+    def __complex__(self, /) -> complex:
+        """``complex(self)`` of an array with one element."""
+        return complex(self._scalar("complex"))
+
+    def __float__(self, /) -> float:
+        """``float(self)`` of a non-complex array with one element."""
+        if self.dtype.kind == "c":
+            raise TypeError("cannot convert a complex array to a Python float; use real() or abs()")
+        return float(self._scalar("float"))
+
+    def __int__(self, /) -> int:
+        """``int(self)`` of a non-complex array with one element (floats truncate)."""
+        if self.dtype.kind == "c":
+            raise TypeError("cannot convert a complex array to a Python int")
+        return int(self._scalar("int"))
+
+    def __index__(self, /) -> int:
+        """``operator.index(self)`` of an integer array with one element."""
+        if self.dtype.kind not in "iu":
+            raise TypeError(f"only integer arrays can be used as an index, not {self.dtype}")
+        return int(self._scalar("int"))
+
+    # --- indexing -------------------------------------------------------------------------
+    def __getitem__(
+        self,
+        key: (int | slice | EllipsisType | None | Array
+              | tuple[int | slice | EllipsisType | None | Array, ...]),
+        /,
+    ) -> Array:
+        """``self[key]``: basic indexing gives a view; integer-array and boolean keys a copy."""
+        return _indexing.getitem(self, key)
+
+    def __setitem__(
+        self,
+        key: (int | slice | EllipsisType | None | Array
+              | tuple[int | slice | EllipsisType | None | Array, ...]),
+        value: Array | int | float | complex | bool,
+        /,
+    ) -> None:
+        """``self[key] = value``, writing through to every view of the same memory."""
+        _indexing.setitem(self, key, value)
+
+    # --- protocols ------------------------------------------------------------------------
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
+        """The ``arrayx`` module, for every supported version of the standard."""
         if api_version is not None and api_version not in _SUPPORTED_API_VERSIONS:
             raise ValueError(f"unsupported array API version {api_version!r}; arrayx implements "
                              f"{_SUPPORTED_API_VERSIONS[-1]}")
         import arrayx
         return arrayx
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """NumPy's conversion, for CPU arrays only: a CUDA array needs ``to_device('cpu')``."""
         if self._device.kind != "cpu":
             raise TypeError(f"cannot convert an array on {self._device} to NumPy implicitly "
                             f"(that hides a device-to-host copy); call x.to_device('cpu') first")
@@ -84,117 +374,52 @@ class Array:
                 self._data, dtype=dtype, copy=False)
         return np.array(self._data, dtype=dtype, copy=copy)
 
-    def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
+    def __dlpack__(
+        self,
+        /,
+        *,
+        stream: int | Any | None = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[int, int] | None = None,
+        copy: bool | None = None,
+    ) -> Any:
+        """A DLPack capsule of the elements (unversioned when ``max_version`` is None)."""
         return self._device.backend.to_dlpack(self._data, stream, max_version, dl_device, copy)
 
-    def __dlpack_device__(self, /):
+    def __dlpack_device__(self, /) -> tuple[int, int]:
+        """The DLPack ``(device type, device id)`` of the elements."""
         return self._device.backend.dlpack_device(self._data)
 
-    def to_device(self, device, /, *, stream=None):
+    def to_device(self, device: Device | str, /, *, stream: int | Any | None = None) -> Array:
+        """A copy of the array on `device`, or the array itself if it is there already."""
         return _ns._to_device(self, device, stream)
 
-    def __repr__(self):
+    # --- Python container behaviour -------------------------------------------------------
+    def __repr__(self) -> str:
+        """The elements (copied to the host), the dtype and the device."""
         host = self._device.backend.to_host(self._data)
         body = np.array2string(host, separator=", ", prefix="Array(")
         return f"Array({body}, dtype={self.dtype}, device='{self._device}')"
 
     __str__ = __repr__
 
-    def __len__(self):
+    def __len__(self) -> int:
+        """The length of the first dimension; TypeError for a 0-d array."""
         if self.ndim == 0:
             raise TypeError("len() of a 0-d array")
         return self.shape[0]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Array]:
+        """The subarrays along the first dimension; TypeError for a 0-d array."""
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(self.shape[0]))
 
-    def __hash__(self):
+    def __hash__(self) -> int:
+        """Arrays are mutable: TypeError."""
         raise TypeError("arrayx arrays are mutable and unhashable")
-
-    # --- conversion to Python scalars -------------------------------------------------------
-    def _scalar(self, what):
-        if self.size != 1:
-            raise ValueError(f"only an array with one element can be converted to a Python {what}; "
-                             f"this one has shape {self.shape}")
-        return self._device.backend.to_host(self._data).reshape(()).item()
-
-    def __bool__(self):
-        return bool(self._scalar("bool"))
-
-    def __complex__(self):
-        return complex(self._scalar("complex"))
-
-    def __float__(self):
-        if self.dtype.kind == "c":
-            raise TypeError("cannot convert a complex array to a Python float; use real() or abs()")
-        return float(self._scalar("float"))
-
-    def __int__(self):
-        if self.dtype.kind == "c":
-            raise TypeError("cannot convert a complex array to a Python int")
-        return int(self._scalar("int"))
-
-    def __index__(self):
-        if self.dtype.kind not in "iu":
-            raise TypeError(f"only integer arrays can be used as an index, not {self.dtype}")
-        return int(self._scalar("int"))
-
-    # --- indexing ---------------------------------------------------------------------------
-    def __getitem__(self, key, /):
-        return _indexing.getitem(self, key)
-
-    def __setitem__(self, key, value, /):
-        _indexing.setitem(self, key, value)
-
-
-# Operators: name -> namespace function; reflected operators swap the operands.
-_BINARY_OPERATORS = {
-    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
-    "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "matmul": "matmul",
-    "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
-    "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift",
-}
-_COMPARISONS = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
-                "eq": "equal", "ne": "not_equal"}
-_UNARY_OPERATORS = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
-
-
-def _in_place_via_copy(fn):
-    """x op= y for operators with no in-place primitive (matmul): compute, check, write back."""
-    def op(self, other, /):
-        result = fn(self, other)
-        if result.dtype != self.dtype or result.shape != self.shape:
-            raise ValueError(f"in-place {fn.__name__} would change the array from {self.dtype}"
-                             f"{self.shape} to {result.dtype}{result.shape}")
-        self._device.backend.setitem(self._data, (Ellipsis,), result._data)
-        return self
-    return op
-
-
-def _install_operators():
-    from . import _elementwise_functions as ew
-
-    def forward(fn):
-        return lambda self, other, /: fn(self, other)
-
-    def reflected(fn):
-        return lambda self, other, /: fn(other, self)
-
-    for op, name in _BINARY_OPERATORS.items():
-        fn = getattr(_ns, name)
-        setattr(Array, f"__{op}__", forward(fn))
-        setattr(Array, f"__r{op}__", reflected(fn))
-        setattr(Array, f"__i{op}__", ew.IN_PLACE.get(name) or _in_place_via_copy(fn))
-    for op, name in _COMPARISONS.items():
-        setattr(Array, f"__{op}__", forward(getattr(_ns, name)))
-    for op, name in _UNARY_OPERATORS.items():
-        fn = getattr(_ns, name)
-        setattr(Array, f"__{op}__", lambda self, /, fn=fn: fn(self))
 
 
 from . import _namespace as _ns  # noqa: E402  (the namespace needs Array defined first)
 from . import _indexing  # noqa: E402
-
-_install_operators()
+from ._elementwise_functions import IN_PLACE as _IN_PLACE  # noqa: E402

@@ -2,7 +2,9 @@
 scalars, __getitem__/__setitem__ (basic, integer-array and boolean indexing), views sharing
 memory, to_device, DLPack, repr, __array__."""
 
+import inspect
 import operator
+import typing
 
 import numpy as np
 import pytest
@@ -71,6 +73,36 @@ def test_len_iter_hash():
         len(xp.asarray(1))
     with pytest.raises(TypeError):
         hash(x)
+
+
+# The standard's array object (2025.12), and what arrayx adds to it.
+_BINARY = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor",
+           "lshift", "rshift"]
+STANDARD_METHODS = ([f"__{form}{op}__" for op in _BINARY for form in ("", "r", "i")]
+                    + ["__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__",
+                       "__neg__", "__pos__", "__abs__", "__invert__",
+                       "__bool__", "__int__", "__float__", "__complex__", "__index__",
+                       "__getitem__", "__setitem__", "__dlpack__", "__dlpack_device__",
+                       "__array_namespace__", "to_device"])
+STANDARD_ATTRIBUTES = ["dtype", "device", "ndim", "shape", "size", "T", "mT"]
+EXTRA_METHODS = ["__array__", "__repr__", "__str__", "__len__", "__iter__", "__hash__"]
+CLASS_MACHINERY = {"__module__", "__doc__", "__slots__", "__weakref__", "__annotations__", "__new__",
+                   "__array_ufunc__"}
+
+
+def test_array_object_members_are_exactly_the_standard_ones_and_the_extras():
+    own = {n for n in vars(xp.Array) if not n.startswith("_") or n.endswith("__")}
+    assert own - CLASS_MACHINERY == set(STANDARD_METHODS + STANDARD_ATTRIBUTES + EXTRA_METHODS)
+
+
+@pytest.mark.parametrize("name", STANDARD_METHODS + STANDARD_ATTRIBUTES + EXTRA_METHODS)
+def test_array_object_members_have_docstrings_and_annotations(name):
+    member = vars(xp.Array)[name]
+    fn = member.fget if isinstance(member, property) else member
+    assert fn.__doc__ and fn.__doc__.strip()
+    hints = typing.get_type_hints(fn)  # every annotation resolves at run time too
+    params = [p for p in inspect.signature(fn).parameters if p != "self"]
+    assert "return" in hints and set(params) <= set(hints), (params, hints)
 
 
 # --- operators -----------------------------------------------------------------------------
@@ -191,6 +223,65 @@ def test_operators_with_unsupported_types():
             other * x
 
 
+# (forward, reflected or None, in-place or None) for every binary operator of the standard
+BINARY_FORMS = [(f"__{op}__", f"__r{op}__", f"__i{op}__") for op in _BINARY] + \
+    [(f"__{op}__", None, None) for op in ("lt", "le", "gt", "ge", "eq", "ne")]
+
+
+@pytest.mark.parametrize("forms", BINARY_FORMS, ids=lambda f: f[0])
+def test_every_operator_rejects_non_numbers(forms):
+    a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    for other in ("a", None, [1.0, 2.0], (1.0,), object(), b"1"):
+        for name in filter(None, forms):
+            x = xp.asarray(a, copy=True)
+            with pytest.raises(TypeError):  # raised, never NotImplemented returned
+                getattr(x, name)(other)
+            assert_array_equal(x, a)  # a failed in-place operator wrote nothing
+
+
+@pytest.mark.parametrize("op", [operator.add, operator.sub, operator.mul, operator.truediv,
+                                operator.floordiv, operator.mod, operator.pow, operator.matmul,
+                                operator.and_, operator.or_, operator.xor, operator.lshift,
+                                operator.rshift, operator.lt, operator.eq])
+def test_operators_with_a_non_number_on_the_left(op):
+    x = xp.asarray([1, 2])
+    for other in (None, object(), [1, 2]):
+        with pytest.raises(TypeError):
+            op(other, x)
+
+
+@pytest.mark.parametrize("op", _BINARY)
+def test_reflected_operators_swap_the_operands(op):
+    rng = np.random.default_rng(53)
+    dtype = xp.int32 if op in ("and", "or", "xor", "lshift", "rshift", "mod", "floordiv") else xp.float64
+    a = make_data(dtype, (3, 3), rng, low=1, high=5) if dtype.kind == "i" else \
+        make_data(dtype, (3, 3), rng, specials=False)
+    b = make_data(dtype, (3, 3), rng, low=1, high=5) if dtype.kind == "i" else \
+        make_data(dtype, (3, 3), rng, specials=False)
+    x, y = xp.asarray(a), xp.asarray(b)
+    ref = getattr(operator, op if op not in ("and", "or") else op + "_")
+    with np.errstate(all="ignore"):
+        expected = ref(b, a)
+    (assert_allclose if op in ("pow", "matmul", "truediv") else assert_array_equal)(
+        getattr(x, f"__r{op}__")(y), expected)
+
+
+def test_numpy_scalars_are_weak_on_either_side():
+    # NumPy defers to the reflected operators (Array.__array_ufunc__ is None)
+    a = np.array([1.0, 2.5], dtype=np.float32)
+    x = xp.asarray(a)
+    for r, expected in ((np.float64(1.5) * x, a * np.float32(1.5)),
+                        (x - np.float64(0.5), a - np.float32(0.5)),
+                        (np.float64(2.0) ** x, np.float32(2.0) ** a),
+                        (np.float64(2.0) < x, np.float32(2.0) < a)):
+        assert_array_equal(r, expected)
+
+
+def test_pow_takes_no_modulus():
+    with pytest.raises(TypeError):
+        pow(xp.asarray([2, 3]), 2, 5)
+
+
 # --- in-place operators --------------------------------------------------------------------
 IN_PLACE = [("__iadd__", np.add), ("__isub__", np.subtract), ("__imul__", np.multiply),
             ("__itruediv__", np.divide), ("__ifloordiv__", np.floor_divide), ("__imod__", np.remainder),
@@ -266,6 +357,47 @@ def test_in_place_dtype_and_shape_rules():
     u = xp.asarray([1, 2], dtype=xp.uint8)
     u -= 3  # wraps, stays uint8
     assert_array_equal(u, np.array([254, 255], dtype=np.uint8))
+
+
+def test_in_place_bitwise_with_scalars_and_bool():
+    a = np.array([[1, -2, 7], [0, 100, -128]], dtype=np.int8)
+    for name, ref, s in [("__iand__", np.bitwise_and, 6), ("__ior__", np.bitwise_or, 3),
+                         ("__ixor__", np.bitwise_xor, -1), ("__ilshift__", np.left_shift, 2),
+                         ("__irshift__", np.right_shift, 1)]:
+        x = xp.asarray(a, copy=True)
+        assert getattr(x, name)(s) is x
+        assert_array_equal(x, ref(a, np.int8(s)))
+    m = np.array([True, False, True])
+    for name, ref in [("__iand__", np.bitwise_and), ("__ior__", np.bitwise_or),
+                      ("__ixor__", np.bitwise_xor)]:
+        for s in (True, False):
+            b = xp.asarray(m, copy=True)
+            assert getattr(b, name)(s) is b
+            assert_array_equal(b, ref(m, s))
+    b = xp.asarray(m, copy=True)
+    with pytest.raises(TypeError):
+        b &= xp.asarray([1, 0, 1])  # bool with int: no common dtype
+    with pytest.raises(TypeError):
+        b <<= 1  # shifts take integers only
+    i = xp.asarray(a, copy=True)
+    with pytest.raises(TypeError):
+        i |= 1.0
+    assert_array_equal(i, a)
+
+
+def test_in_place_matmul_errors_leave_the_array_unchanged():
+    if "matmul" not in CPU.backend.implemented:
+        pytest.skip("the CPU backend's matmul primitive is not written yet")
+    a = np.arange(4.0).reshape(2, 2)
+    x = xp.asarray(a, copy=True)
+    for bad, error in ((xp.ones((2, 3)), ValueError),                    # the shape would change
+                       (xp.ones((2, 2), dtype=xp.complex128), ValueError),  # the dtype would change
+                       (2.0, TypeError), (None, TypeError)):
+        with pytest.raises(error):
+            x @= bad
+        assert_array_equal(x, a)
+    x @= xp.asarray([[0.0, 1.0], [1.0, 0.0]])
+    assert_array_equal(x, a[:, ::-1])
 
 
 # --- conversion to Python scalars ----------------------------------------------------------
