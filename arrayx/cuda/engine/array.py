@@ -138,13 +138,10 @@ def new_array(device_index: int, shape: tuple, dtype: np.dtype, allocator, size:
         for n in shape:
             size *= n
     nbytes = size * dtype.itemsize
+    # the block first: a Buffer that exists must be able to give it back (its __del__)
+    ptr, size_class = allocator.alloc(nbytes) if nbytes else (0, 0)
     buf = _new(Buffer)
-    if nbytes:
-        ptr, size_class = allocator.alloc(nbytes)
-        buf._release = allocator.release
-    else:
-        ptr = size_class = 0
-        buf._release = None
+    buf._release = allocator.release if nbytes else None
     buf.ptr = ptr
     buf.nbytes = nbytes
     buf.size = size_class

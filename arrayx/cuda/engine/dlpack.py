@@ -91,26 +91,35 @@ _NAME_V = b"dltensor_versioned"
 _USED = b"used_dltensor"
 _USED_V = b"used_dltensor_versioned"
 
-_exported: dict = {}  # address of the managed tensor -> holder (keeps array + structs alive)
-
-
 class _Holder:
     __slots__ = ("array", "managed", "shape", "strides")
 
 
-@_Deleter
-def _deleter(addr):
-    _exported.pop(addr, None)
+def _callbacks(exported):
+    """The tensor deleter and the capsule destructor, over the table of exported tensors."""
+    @_Deleter
+    def deleter(addr):
+        exported.pop(addr, None)
+
+    @_CapsuleDestructor
+    def capsule_destructor(capsule):
+        # Only an unconsumed capsule still has its original name; then we own the tensor.
+        for name in (_NAME_V, _NAME):
+            if _is_valid_raw(capsule, name):
+                exported.pop(_get_pointer_raw(capsule, name), None)
+                return
+
+    return deleter, capsule_destructor
 
 
-@_CapsuleDestructor
-def _capsule_destructor(capsule):
-    # Only an unconsumed capsule still has its original name; then we own the tensor.
-    for name in (_NAME_V, _NAME):
-        if _is_valid_raw(capsule, name):
-            addr = _get_pointer_raw(capsule, name)
-            _exported.pop(addr, None)
-            return
+_exported: dict = {}  # address of the managed tensor -> holder (keeps array + structs alive)
+_deleter, _capsule_destructor = _callbacks(_exported)
+# A consumer may release an exported tensor after this module is torn down at exit (a consumer's
+# array held by __main__ goes last): the callbacks, and through their closure the table and the
+# tensors it owns, are never freed, so the consumer never calls or reads freed memory.
+_api.Py_IncRef.argtypes = [ctypes.py_object]
+_api.Py_IncRef(_deleter)
+_api.Py_IncRef(_capsule_destructor)
 
 
 def _dtype_code(dt: np.dtype) -> DLDataType:
