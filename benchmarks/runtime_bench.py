@@ -82,7 +82,7 @@ def launch_paths(H: Harness):
     best = min(res, key=res.get)
     launcher.set_launch_api(best)
     summary("launch API", f"{best}", ", ".join(f"{k} {v:.2f} us" for k, v in res.items()))
-    try:  # cuda.core's launch for reference (DESIGN.md asks to measure it)
+    try:  # cuda.core's launch for reference
         try:
             from cuda.core import Device as CDev, LaunchConfig, launch, ObjectCode
         except ImportError:
@@ -318,7 +318,7 @@ def oom(H: Harness):
 
 FAULT = textwrap.dedent("""
     import time
-    from arrayx.cuda import compiler, runtime
+    from arrayx.cuda.engine import compiler, runtime
     from arrayx.cuda.engine.compiler import KernelSpec
     src = "def bad_store(out, n):\\n    i = cuda.grid(1)\\n    if i < n:\\n        out[i] = 1.0\\n"
     spec = KernelSpec("bad_store", src, "bad_store", ("float32*", "int64"))

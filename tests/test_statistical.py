@@ -145,7 +145,7 @@ def test_reductions_on_views(rng, view, fn):
 
 
 # --- every reduction variant: layouts, dtypes, sizes -----------------------------------------
-# On CUDA these pick each kernel variant of arrayx/cuda/reduce.py: contiguous rows (1, 32 or 256
+# On CUDA these pick each kernel variant of arrayx/cuda/kernels/reduce/: contiguous rows (1, 32 or 256
 # lanes a row, vector loads, unaligned row starts), split rows and the all-reduce (one launch
 # whose last block folds the partials),
 # columns (vector and scalar, split or not) and the general strided path.

@@ -3,31 +3,26 @@
 Importing this package is cheap: it imports neither numba nor the CUDA driver bindings (those
 come on first use), so ``arrayx._devices`` can ask ``runtime.device_count()`` while arrayx loads.
 
-Modules, one per concern:
-  runtime      devices, primary contexts, streams, events, error checking (cuda.bindings)
-  allocator    caching allocator: size classes, limits, statistics, OOM recovery
-  array        Buffer (a device allocation) and CudaArray (the native array: view metadata)
-  encoder      per-stream launch queue: buffer lifetimes, batches, async error reporting
-  compiler     numba-cuda -> PTX -> cubin, memory + disk kernel cache, compile counter
-  launcher     cuLaunchKernel with pre-packed arguments
-  vector       device helpers: 16-byte vector load/store intrinsics
-  layout       host helpers: broadcasting, dim collapsing, index width, alignment, launch shapes
-  elementwise  the elementwise template and its host-side layout dispatch (contiguous vectors,
-               strided, transposing tiles): every elementwise function, astype/copy, fill,
-               where, clip and the creation kernels (arange, linspace, eye, tril/triu)
-  elementwise_ops  what each of those computes on one element (NumPy's semantics, C99 Annex G)
+Layers, bottom up (CONTRIBUTING.md says where new code goes):
+  engine/      the runtime: driver (cuda.bindings, errors), runtime (devices, contexts, streams,
+               events), encoder (per-stream launch queue, buffer lifetimes, CUDA-graph batches),
+               allocator (caching, limits, OOM recovery), launcher (pre-packed cuLaunchKernel),
+               compiler (numba-cuda -> PTX -> cubin, memory and disk cache), array (Buffer and
+               CudaArray, the native array), layout, transfer, dlpack, copies, tuning
+  device/      device helpers as real modules (vector loads/stores, memory-order accesses,
+               atomics, cache-hinted loads, prefetch, timer, bit casts), resolved by name
+  kernels/     one package per kernel family: elementwise (every elementwise function, astype,
+               fill, where, clip, creation kernels), reduce (reductions, argmax/argmin), scan
+               (cumulative sums/products, flag scans), mask (nonzero, boolean-mask selection and
+               assignment), gather_scatter (take, take_along_axis, index-array keys), sort (sort,
+               argsort, unique_*, isin), search (searchsorted), manipulation (concat, roll,
+               repeat), linalg, fft; _common holds what they share
+  libraries/   cuBLAS, cuSOLVER, cuFFT (nvmath-python) and CUB (cuda-cccl)
+  primitives   the backend's own primitives (transfers, creation, views, elementwise dispatch)
   precompile   fills the kernel disk cache for a compute capability without a GPU
-  transfer     host <-> device copies (pinned staging where it pays)
-  dlpack       DLPack export/import, __cuda_array_interface__ import
-  reduce       reductions (sum, prod, max, min, mean, all, any) and argmax/argmin
-  scan         cumulative sums/products and the flag scans (ranks) that masks build on
-  mask         nonzero, boolean-mask selection and assignment
-  search       searchsorted (binary search)
-  indexing     gather/scatter: take, take_along_axis, integer-array and boolean keys
-  manipulation concat, roll, repeat
-  sort         sort and argsort (CUB radix sort through cuda-cccl)
-  sets         unique_* and isin, built on sort
-  primitives   the backend's primitives, registered below
+
+Each family's ``PRIMITIVES`` maps primitive names (``arrayx/_backend.py``) to its functions;
+they are registered below, so ``PRIMITIVES`` of a family is where a primitive runs on CUDA.
 """
 
 from __future__ import annotations

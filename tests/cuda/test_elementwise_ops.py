@@ -1,6 +1,6 @@
 """The CUDA elementwise operations' semantics, checked on the CPU (no GPU, runs in CI).
 
-Every Op of arrayx/cuda/elementwise_ops.py (the expression and helpers a CUDA kernel inlines) is
+Every Op of arrayx/cuda/kernels/elementwise/ops.py (the expression and helpers a CUDA kernel inlines) is
 compiled with numba for the CPU, with libdevice mapped onto NumPy's math (host_namespace), and
 compared with the CPU backend, the reference semantics, on every combination of special values:
 NaN, +-inf, +-0, tiny, huge, overflow thresholds, integer limits, shift widths. The GPU runs the

@@ -101,7 +101,7 @@ def test_add_offset_views_unaligned(P, dev, rng, dtype):
     r = P.binary("add", va, vb, np.dtype(dtype))
     with np.errstate(over="ignore"):
         np.testing.assert_array_equal(P.to_host(r), a[1:] + b[:-1])
-    # (64, 1) regression from SEEDS.md: offset views of a column
+    # (64, 1) regression: offset views of a column
     c = rand(rng, dtype, (64, 1))
     dc = P.getitem(P.from_host(dev, c, True), (slice(1, None),))
     r2 = P.binary("add", dc, dc, np.dtype(dtype))
@@ -516,7 +516,7 @@ def _run(code, env=None):
 
 FAULT = """
 import numpy as np
-from arrayx.cuda import compiler, runtime
+from arrayx.cuda.engine import compiler, runtime
 from arrayx.cuda.engine.compiler import KernelSpec
 src = "def bad_store(out, n):\\n    i = cuda.grid(1)\\n    if i < n:\\n        out[i] = 1.0\\n"
 spec = KernelSpec("bad_store", src, "bad_store", ("float32*", "int64"))
@@ -540,7 +540,8 @@ SECOND = """
 import time, json
 import numpy as np
 t0 = time.perf_counter()
-from arrayx.cuda import primitives as P, runtime, compiler
+from arrayx.cuda import primitives as P
+from arrayx.cuda.engine import compiler, runtime
 import arrayx._devices as D
 dev = D.cuda_device(0)
 runtime.get_device(0)

@@ -448,24 +448,8 @@ def test_the_engine_imports_nothing_above_it():
     assert not {m: d for m, d in above.items() if d}
 
 
-# Families whose circles were still being taken apart when this test came (issue 17).
-_FAMILIES_IN_A_CYCLE = {
-    "arrayx.cuda.kernels.gather_scatter": "gather/scatter family: it imports primitives "
-                                          "(basic_view) and primitives imports it",
-}
-
-
 def test_no_import_cycle_inside_the_cuda_backend():
-    cycles = [c for c in _cycles(_import_graph(), "arrayx.cuda")
-              if not set(c) & set(_FAMILIES_IN_A_CYCLE)]
-    assert not cycles, cycles
-
-
-@pytest.mark.parametrize("family", [
-    pytest.param(module, marks=pytest.mark.xfail(strict=False, reason=why), id=module.rpartition(".")[2])
-    for module, why in _FAMILIES_IN_A_CYCLE.items()])
-def test_no_import_cycle_through_family(family):
-    cycles = [c for c in _cycles(_import_graph(), "arrayx.cuda") if family in c]
+    cycles = _cycles(_import_graph(), "arrayx.cuda")
     assert not cycles, cycles
 
 

@@ -57,8 +57,9 @@ def test_scans_of_changing_sizes_reuse_the_status_area(rng):
 def test_epoch_limit_starts_a_fresh_area(rng, monkeypatch):
     from arrayx.cuda.engine import runtime
     from arrayx.cuda.kernels import scan
+    from arrayx.cuda.kernels.scan import status
     dev = runtime.get_device(0)
-    monkeypatch.setattr(scan, "EPOCH_LIMIT", 2)
+    monkeypatch.setattr(status, "EPOCH_LIMIT", 2)
     areas = []  # the arrays themselves: an id() of a freed one could come back
     for n in (50_000, 70_000, 30_000, 90_000, 60_000):
         _check_cumsum(rng, n)

@@ -4,14 +4,16 @@
 ``CPointer`` of any arrayx element type) as one vector access and returns a ``UniTuple`` of N
 values; ``vstoreN(ptr, i, values)`` writes them. The IR is ``load <N x T>, align 16`` through an
 ``addrspace(1)`` (global) pointer, which NVVM turns into ``ld.global.v4.f32`` / ``v2.f64`` /
-``v4.u32``... A numba loop with plain indexing never gives these (DESIGN.md: 2.02 vs 3.74 TB/s).
+``v4.u32``... A numba loop with plain indexing never gives these.
 Complex values are loaded as 2N lanes of their real type. The caller guarantees alignment: the
-host checks pointers and picks a scalar kernel for unaligned views (layout.aligned).
+host checks pointers and picks a scalar kernel for unaligned views.
 
-N is 16 // itemsize of the widest operand (SEEDS.md); narrower operands of the same kernel use
+N is 16 // itemsize of the widest operand; narrower operands of the same kernel use
 narrower vectors (e.g. a bool output of a float32 kernel is stored 4 bytes at a time).
 
 Importing this module imports numba; only the compiler does, and only on a cache miss.
+
+The ``__all__`` list is what kernel sources may name (engine/compiler.py resolves it).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ Bounds: an index outside [-n, n) is clamped to 0 (a gather reads a valid element
 scatter writes nothing there), and sets a per-stream device flag. Every writer stores the same
 value 1, so plain stores are race-free without atomics. The host reads the flag once after the
 launch (one 4-byte copy: the one synchronisation) and raises IndexError: never an illegal memory
-access, and the context lives on (DESIGN.md: PyTorch's device assert kills it). A scatter first
+access, and the context lives on (PyTorch's device-side assert kills it). A scatter first
 runs a check-only kernel and reads its flag, so a key with a bad index writes nothing, as in
 NumPy (still one synchronisation).
 
