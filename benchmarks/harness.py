@@ -25,6 +25,20 @@ import time
 DATE = os.environ.get("BENCH_DATE") or datetime.date.today().isoformat()
 
 
+def _commit() -> str:
+    """The commit measured: $COMMIT (the GPU machine's copy of the tree has no git history),
+    else git's HEAD of the checkout this harness is in, else 'unknown'."""
+    if os.environ.get("COMMIT"):
+        return os.environ["COMMIT"]
+    import subprocess
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, cwd=os.path.dirname(os.path.abspath(__file__)),
+                              timeout=10).stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
 def _try(name):
     try:
         return __import__(name)
@@ -64,7 +78,7 @@ class Harness:
                 "device": self.dev.name, "compute_capability": list(self.dev.compute_capability),
                 "multiprocessors": self.dev.multiprocessor_count,
                 "total_memory": self.dev.total_memory, "driver": drv, "versions": vers,
-                "host": platform.node()}
+                "host": platform.node(), "commit": _commit()}
 
     # -- timing -------------------------------------------------------------------------------
     def gpu_time(self, lib: str, fn, warmup: int = 3, reps: int = 20, before=None) -> float:
@@ -215,7 +229,7 @@ def write_report(path, title, doc, description, table, notes=()):
     cc = m["compute_capability"]
     lines = [f"# {title}, {m['date']}", "",
              f"Device: {m['device']} (sm_{cc[0]}{cc[1]}, {m['multiprocessors']} SMs), driver "
-             f"{m['driver']}. Versions: {', '.join(f'{k} {v}' for k, v in m['versions'].items())}.",
+             f"{m['driver']}, commit {m.get('commit', 'unknown')}. Versions: {', '.join(f'{k} {v}' for k, v in m['versions'].items())}.",
              ""]
     lines += list(description) + [""] + list(table) + [""] + list(notes)
     lines += [f"Kernels numba compiled in the benchmark process: {doc['compiled']}.", ""]
