@@ -19,7 +19,7 @@ The ``__all__`` list is what kernel sources may name (engine/compiler.py resolve
 from __future__ import annotations
 
 from llvmlite import ir
-from numba import cuda, types
+from numba import types
 from numba.core.extending import intrinsic
 
 from .address import global_address, global_pointer
@@ -131,8 +131,6 @@ def make_vstore(n: int):
 
         def codegen(context, builder, sig, args):
             p, i, tup = args
-            # the tuple may arrive as a heterogeneous one: cast each element to T
-            src_ty = sig.args[2]
             base, k = _lanes(context, T)
             vt = ir.VectorType(base, n * k)
             v = ir.Constant(vt, ir.Undefined)

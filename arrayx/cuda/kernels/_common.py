@@ -78,3 +78,19 @@ class KernelSource:
     def text(self) -> str:
         body = "\n".join(("    " + line) if line.strip() else "" for line in self._lines)
         return f"{self.preamble}def {self.name}({', '.join(self.args)}):\n{body}\n"
+
+
+# Globals of every kernel's source (before the kernel function): constants for the helpers.
+PREAMBLE = ("INF = float('inf')\nNAN = float('nan')\nPI = 3.141592653589793\n"
+            "LN2 = 0.6931471805599453\nLOG2E = 1.4426950408889634\nLOG10E = 0.4342944819032518\n"
+            # per real type: exp(x) finite below EXPMAX, exp(x) * tiny finite below EXPOVF,
+            # hypot may overflow above BIG
+            "EXPMAX_f32 = 88.0\nEXPOVF_f32 = 192.0\nBIG_f32 = 1e37\n"
+            "EXPMAX_f64 = 709.0\nEXPOVF_f64 = 1454.0\nBIG_f64 = 1e300\n")
+
+
+def vload_statement(targets, ptr: str, index: str, load: str | None = None) -> str:
+    """Kernel source unpacking one 16-byte vector load (vector.py's vloadN, or `load`, a
+    function of the same signature) of `ptr` at element `index` into the names `targets`."""
+    n = len(targets)
+    return f"{', '.join(targets)}{',' if n == 1 else ''} = {load or f'vload{n}'}({ptr}, {index})"

@@ -35,7 +35,8 @@ import numpy as np
 from ...engine import compiler
 from .._common import BOOL, dtype_tag, element_type
 from . import tuning
-from .ops import PREAMBLE, Op, inner_source, ipow_source, vload_statement
+from .._common import PREAMBLE, vload_statement
+from .ops import Op, inner_source, ipow_source
 
 
 def tile_vector(in_itemsize: int, out_itemsize: int) -> int:

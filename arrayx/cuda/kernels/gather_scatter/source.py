@@ -9,7 +9,7 @@ import numpy as np
 
 from ...engine import compiler
 from .._common import DIM_BUCKETS, storage_type
-from ..elementwise.ops import PREAMBLE, vload_statement
+from .._common import PREAMBLE, vload_statement
 from .tuning import ND_UNROLL, VEC_ELEMENTS
 
 _I64 = np.dtype("int64")

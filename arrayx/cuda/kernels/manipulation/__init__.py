@@ -30,7 +30,7 @@ from ...engine import compiler, copies, layout, runtime, transfer
 from .. import elementwise, gather_scatter
 from ...engine.array import CudaArray, new_array
 from ...engine.layout import c_strides
-from ..elementwise.ops import PREAMBLE
+from .._common import PREAMBLE
 
 MIN_PITCHED_ROW = 512  # bytes: narrower rows take the copy kernel (cuMemcpy2DAsync's per-row cost)
 BLOCK = 256  # threads per block of the repeat kernels (one thread per element)

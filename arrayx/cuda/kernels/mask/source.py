@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine import compiler
-from ..elementwise.ops import PREAMBLE
+from .._common import PREAMBLE
 from ..scan.source import GID, index_type
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from ...engine import compiler
 from ...engine.layout import vector_width
 from .._common import BOOL, KernelSource, element_type
-from ..elementwise.ops import vload_statement
+from .._common import vload_statement
 from . import tuning
 from .reduction import ARG, Reduction
 

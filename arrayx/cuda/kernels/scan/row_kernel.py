@@ -42,7 +42,7 @@ import numpy as np
 
 from .. import _common
 from ...engine import compiler, layout
-from ..elementwise.ops import PREAMBLE
+from .._common import PREAMBLE
 from . import source, tuning
 from .source import op_expr, transform
 from .status import FLAG_AGGREGATE, FLAG_PREFIX, status_source
@@ -340,7 +340,7 @@ class _RowKernel:
         the warp's chunk: the carry of earlier rounds, then the earlier lanes of this round;
         the chunk's carry (its total) to shared memory."""
         N, op = self.N, self.op
-        head = [f"cv = int32(0)", "ch = int32(0)", f"ca = {self.zero}",
+        head = ["cv = int32(0)", "ch = int32(0)", f"ca = {self.zero}",
                 f"for v in range({self.V}):",
                 f"    li = v * {32 * N} + warp * {self.warp_chunk} + lane"]
         loads = [f"s_{j} = sh_s[{_ix(f'li + {32 * j}')}]" for j in range(N)]
@@ -373,7 +373,7 @@ class _RowKernel:
                     body.append(f"h = int32(h | int32(p_{j} == 0))")
             body += _lines(["hi = h", f"ai = s_{N - 1}"],
                            source.segmented_warp_scan(self.cfg.op, self.D, "hi", "ai", True, 0),
-                           f"""\
+                           """\
                 he = cuda.shfl_up_sync(0xffffffff, hi, 1)
                 ae = shup(ai, 1)
                 if lane == 0:
@@ -397,13 +397,13 @@ class _RowKernel:
 
     def tile_sum_of_warp_sums(self) -> list:
         """The look-back warp's tile aggregate: the tile's warps' sums of their loads."""
-        return _lines([f"ta = sh_r[0]", f"for w in range(1, {self.warps}):",
+        return _lines(["ta = sh_r[0]", f"for w in range(1, {self.warps}):",
                        f"    ta = {self.op('ta', 'sh_r[w]')}", f"th = {self.first_head}"],
                       self.stamp("loaded", "lane == 0"))
 
     def tile_sum_of_warps(self) -> list:
         """Warp 0's tile aggregate: the warp chunks' carries."""
-        return [f"tv = int32(0)", "th = int32(0)", f"ta = {self.zero}",
+        return ["tv = int32(0)", "th = int32(0)", f"ta = {self.zero}",
                 f"for w in range({self.warps}):",
                 "    tv, th, ta = comb(tv, th, ta, int32(1), sh_h[w], sh_a[w])"]
 
@@ -418,7 +418,7 @@ class _RowKernel:
 
     def block_prefix(self) -> list:
         """The prefix of this warp's chunk within the tile: the carries of the warps before it."""
-        return [f"bv = int32(0)", "bh = int32(0)", f"ba = {self.zero}",
+        return ["bv = int32(0)", "bh = int32(0)", f"ba = {self.zero}",
                 f"for w in range({self.warps}):", "    if w < warp:",
                 "        bv, bh, ba = comb(bv, bh, ba, int32(1), sh_h[w], sh_a[w])"]
 

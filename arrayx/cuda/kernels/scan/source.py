@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _common
 from ...engine import compiler
-from ..elementwise.ops import PREAMBLE, vload_statement
+from .._common import PREAMBLE, vload_statement
 from . import tuning
 from .status import FLAG_PREFIX
 

@@ -15,7 +15,7 @@ import numpy as np
 from ...engine import compiler, layout, runtime
 from .. import elementwise
 from ...engine.array import new_array
-from ..elementwise.ops import PREAMBLE
+from .._common import PREAMBLE
 
 BLOCK = 256
 _I64 = np.dtype("int64")

@@ -37,7 +37,8 @@ from ...engine.array import CudaArray, new_array
 from ...libraries.cub import inclusive_sum, radix_sort
 from .. import elementwise
 from .._common import DIM_BUCKETS
-from ..elementwise.ops import PREAMBLE, Op
+from ..elementwise.ops import Op
+from .._common import PREAMBLE
 from .keys import (I32, I64, U32, U64, as_dtype, float_bits, iota, nan_canon_op, position_op,
                    row_op, unsigned)
 
