@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ._devices import Device
+from . import _settings
+from ._devices import CPU, Device
 
 _SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
@@ -365,10 +366,22 @@ class Array:
         return arrayx
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        """NumPy's conversion, for CPU arrays only: a CUDA array needs ``to_device('cpu')``."""
+        """NumPy's conversion. A CPU array converts without a copy where NumPy allows; an array
+        on another device only under ``arrayx.set_implicit_host_copy(True)`` (a host copy, with
+        an ``ImplicitHostCopyWarning`` once), else TypeError: call ``to_device('cpu')``."""
         if self._device.kind != "cpu":
-            raise TypeError(f"cannot convert an array on {self._device} to NumPy implicitly "
-                            f"(that hides a device-to-host copy); call x.to_device('cpu') first")
+            if not _settings.get_implicit_host_copy():
+                raise TypeError(f"cannot convert an array on {self._device} to NumPy implicitly "
+                                f"(that hides a device-to-host copy); call x.to_device('cpu') "
+                                f"first, or allow such copies with "
+                                f"arrayx.set_implicit_host_copy(True) or "
+                                f"{_settings.ENV_VAR}=1")
+            if copy is False:
+                raise ValueError(f"np.asarray(..., copy=False) of an array on {self._device} is "
+                                 f"impossible: the elements must be copied to the host")
+            _settings.warn_implicit_host_copy(self._device)
+            host = self._device.backend.to_host(self._data)  # a fresh host array: no 2nd copy
+            return host if dtype is None else host.astype(dtype, copy=False)
         if copy is False:
             return self._data if dtype is None or np.dtype(dtype) == self.dtype else np.asarray(
                 self._data, dtype=dtype, copy=False)
@@ -396,12 +409,26 @@ class Array:
 
     # --- Python container behaviour -------------------------------------------------------
     def __repr__(self) -> str:
-        """The elements (copied to the host), the dtype and the device."""
-        host = self._device.backend.to_host(self._data)
-        body = np.array2string(host, separator=", ", prefix="Array(")
+        """The elements, the dtype and the device. Only the elements printed are copied to the
+        host: past NumPy's print threshold, the edge blocks that NumPy's summary shows."""
+        host, summarised = _printable(self)
+        body = np.array2string(host, separator=", ", prefix="Array(",
+                               threshold=0 if summarised else None)
         return f"Array({body}, dtype={self.dtype}, device='{self._device}')"
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        """The same as ``repr(self)``: the device matters when reading either."""
+        return self.__repr__()
+
+    def __format__(self, format_spec: str, /) -> str:
+        """``format(x, spec)`` as NumPy does it: a 0-d array formats as its scalar (copied to the
+        host); other arrays accept only the empty spec, giving ``str(x)``."""
+        if self.ndim == 0:
+            return format(self._device.backend.to_host(self._data)[()], format_spec)
+        if format_spec:
+            raise TypeError(f"unsupported format string {format_spec!r} for an array of shape "
+                            f"{self.shape}: format its elements (x[i]) or a 0-d array")
+        return str(self)
 
     def __len__(self) -> int:
         """The length of the first dimension; TypeError for a 0-d array."""
@@ -418,6 +445,38 @@ class Array:
     def __hash__(self) -> int:
         """Arrays are mutable: TypeError."""
         raise TypeError("arrayx arrays are mutable and unhashable")
+
+
+def _host_piece(x: Array) -> np.ndarray:
+    """`x` on the host: the one transfer repr() makes per block it prints."""
+    return x.to_device(CPU)._data
+
+
+def _printable(x: Array) -> tuple[np.ndarray, bool]:
+    """What repr() prints, on the host, and whether NumPy must summarise it.
+
+    An array within NumPy's print threshold comes whole. A larger one comes as its edge blocks:
+    each axis longer than 2 * edgeitems is cut to its leading and trailing edgeitems around one
+    placeholder, which NumPy's summary elides (and NumPy picks the number format from the edges
+    only), so the text is the whole array's while only what it shows leaves the device.
+    """
+    options = np.get_printoptions()
+    if x.size <= options["threshold"]:
+        return _host_piece(x), False
+    edge = options["edgeitems"]
+
+    def assemble(axis: int, key: tuple) -> np.ndarray:
+        if axis == x.ndim:
+            return _host_piece(x[key])
+        n = x.shape[axis]
+        if n <= 2 * edge:
+            return assemble(axis + 1, key + (slice(None),))
+        lead = assemble(axis + 1, key + (slice(None, edge),))
+        trail = assemble(axis + 1, key + (slice(n - edge, None),))
+        placeholder = lead[(slice(None),) * axis + (slice(0, 1),)]
+        return np.concatenate([lead, placeholder, trail], axis=axis)
+
+    return assemble(0, ()), True
 
 
 from . import _namespace as _ns  # noqa: E402  (the namespace needs Array defined first)

@@ -5,6 +5,7 @@ memory, to_device, DLPack, repr, __array__."""
 import inspect
 import operator
 import typing
+import warnings
 
 import numpy as np
 import pytest
@@ -85,7 +86,8 @@ STANDARD_METHODS = ([f"__{form}{op}__" for op in _BINARY for form in ("", "r", "
                        "__getitem__", "__setitem__", "__dlpack__", "__dlpack_device__",
                        "__array_namespace__", "to_device"])
 STANDARD_ATTRIBUTES = ["dtype", "device", "ndim", "shape", "size", "T", "mT"]
-EXTRA_METHODS = ["__array__", "__repr__", "__str__", "__len__", "__iter__", "__hash__"]
+EXTRA_METHODS = ["__array__", "__repr__", "__str__", "__format__", "__len__", "__iter__",
+                 "__hash__"]
 CLASS_MACHINERY = {"__module__", "__doc__", "__slots__", "__weakref__", "__annotations__", "__new__",
                    "__array_ufunc__"}
 
@@ -732,12 +734,102 @@ def test_operators_return_arrays_on_device(dtype):
 
 
 @pytest.mark.gpu
-def test_numpy_asarray_on_cuda_needs_explicit_transfer():
+def test_numpy_asarray_on_cuda_needs_explicit_transfer(monkeypatch):
+    monkeypatch.setattr(xp._settings, "_implicit_host_copy", False)
     x = xp.asarray([1.0, 2.0], device="cuda")
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="set_implicit_host_copy"):
         np.asarray(x)
     np.testing.assert_array_equal(np.asarray(x.to_device("cpu")), [1.0, 2.0])
     np.testing.assert_array_equal(to_numpy(x), [1.0, 2.0])
+
+
+@pytest.mark.gpu
+def test_numpy_asarray_on_cuda_with_implicit_host_copy(monkeypatch):
+    monkeypatch.setattr(xp._settings, "_warned", False)
+    monkeypatch.setattr(xp._settings, "_implicit_host_copy", False)
+    xp.set_implicit_host_copy(True)
+    x = xp.asarray([[1.0, 2.0], [3.0, 4.0]], device="cuda")
+    with pytest.warns(xp.ImplicitHostCopyWarning, match="to_device"):
+        n = np.asarray(x[:, ::-1])
+    assert type(n) is np.ndarray and n.dtype == np.float64
+    np.testing.assert_array_equal(n, [[2.0, 1.0], [4.0, 3.0]])
+    n[0, 0] = 9.0  # a copy: the device array is unchanged
+    assert float(x[0, 1]) == 2.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # warned once per process
+        np.testing.assert_array_equal(np.asarray(x, dtype=np.float32), [[1, 2], [3, 4]])
+    with pytest.raises(ValueError, match="copy"):
+        np.asarray(x, copy=False)
+
+
+# --- __format__ ----------------------------------------------------------------------------
+@pytest.mark.parametrize("value, dtype, spec", [
+    (1.23456789, xp.float64, ".3g"), (1.1, xp.float32, ".3g"), (1.1, xp.float32, ""),
+    (-7, xp.int8, ">5d"), (2**64 - 1, xp.uint64, ".3g"), (True, xp.bool, ""),
+    (1 + 2j, xp.complex64, ".2f"), (float("nan"), xp.float64, "8.3f")], ids=repr)
+def test_format_0d_like_numpy(value, dtype, spec):
+    x = xp.asarray(value, dtype=dtype)
+    assert format(x, spec) == format(np.asarray(value, dtype=dtype), spec)
+    assert f"{x:{spec}}" == format(np.asarray(value, dtype=dtype)[()], spec)
+
+
+def test_format_of_arrays_with_dimensions():
+    x = xp.asarray([1.0, 2.0])
+    assert format(x, "") == str(x) == f"{x}"
+    for y in (x, xp.asarray([[1]]), xp.zeros((0,))):
+        with pytest.raises(TypeError, match="format"):
+            format(y, ".3g")
+    with pytest.raises(ValueError):
+        format(xp.asarray(1.5), "d")  # as Python's float refuses it
+
+
+# --- repr of large arrays: only the printed edges are fetched -------------------------------
+def _whole_array_repr(x):
+    """repr() as it is written without summarising on the device: the whole array on the host."""
+    body = np.array2string(np.asarray(x.to_device("cpu")), separator=", ", prefix="Array(")
+    return f"Array({body}, dtype={x.dtype}, device='{x.device}')"
+
+
+@pytest.mark.parametrize("shape", [(5,), (2000,), (40, 40), (3, 1000), (2, 3, 400), (7, 7, 7, 7),
+                                   (1001, 2), (0, 5000), (1, 1001)], ids=str)
+@pytest.mark.parametrize("dtype", [xp.float64, xp.float32, xp.int16, xp.bool, xp.complex128], ids=str)
+def test_repr_of_large_arrays_is_numpys_summary(shape, dtype):
+    rng = np.random.default_rng(49)
+    a = make_data(dtype, shape, rng)
+    if dtype.kind == "f":  # magnitudes that make NumPy choose scientific notation
+        a = a * np.asarray(10.0, dtype) ** rng.integers(-5, 5, shape).astype(dtype)
+    x = xp.asarray(a)
+    assert repr(x) == str(x) == _whole_array_repr(x)
+    assert repr(x[:, ::-3] if x.ndim > 1 else x[::-3]) == _whole_array_repr(
+        x[:, ::-3] if x.ndim > 1 else x[::-3])
+
+
+def test_repr_follows_numpy_print_options():
+    x = xp.asarray(make_data(xp.float64, (3, 4, 5), np.random.default_rng(50)))
+    with np.printoptions(threshold=10, edgeitems=1, precision=3):
+        assert repr(x) == _whole_array_repr(x) and "..." in repr(x)
+    with np.printoptions(threshold=1000):
+        assert "..." not in repr(xp.zeros(1000)) and "..." in repr(xp.zeros(1001))
+
+
+def test_repr_fetches_only_the_printed_blocks(monkeypatch):
+    import arrayx._array_object as array_object
+    fetched = []
+    real = array_object._host_piece
+
+    def counting(x):
+        fetched.append(x.shape)
+        return real(x)
+
+    monkeypatch.setattr(array_object, "_host_piece", counting)
+    x = xp.zeros((1000, 3, 2000))
+    text = repr(x)
+    assert text == _whole_array_repr(x)
+    edge = np.get_printoptions()["edgeitems"]
+    assert fetched == [(edge, 3, edge)] * 4  # two summarised axes: four corner blocks
+    fetched.clear()
+    repr(xp.zeros(10))
+    assert fetched == [(10,)]  # within the threshold: the whole array, once
 
 
 # --- integer-array keys: the gather/scatter kernels ------------------------------------------
