@@ -89,14 +89,29 @@ def _build_promotion_table():
     return table
 
 
+#: The standard's table only: what ``can_cast`` and lossless assignments go by.
 PROMOTION_TABLE = _build_promotion_table()
 
 
+def _build_mixed_table():
+    # Where the standard leaves a pair undefined (integer with floating, bool with numbers,
+    # int64 with uint64, int8 with uint64...) clients rely on NumPy's answer, which every
+    # GPU library shares; NumPy agrees with the standard wherever the standard defines one.
+    table = dict(PROMOTION_TABLE)
+    for a in all_dtypes:
+        for b in all_dtypes:
+            if (a, b) not in table:
+                table[a, b] = _BY_NAME[np.result_type(a, b).name]
+    return table
+
+
+#: Every pair of arrayx dtypes: the standard's table, extended by NumPy's result_type.
+MIXED_PROMOTION_TABLE = _build_mixed_table()
+
+
 def promote(d1: np.dtype, d2: np.dtype) -> np.dtype:
-    try:
-        return PROMOTION_TABLE[d1, d2]
-    except KeyError:
-        raise TypeError(f"{d1} and {d2} cannot be promoted together (the standard leaves the mix undefined)") from None
+    """The dtype two arrays promote to (``MIXED_PROMOTION_TABLE``); every pair has one."""
+    return MIXED_PROMOTION_TABLE[d1, d2]
 
 
 def real_dtype_of(d: np.dtype) -> np.dtype:

@@ -3,8 +3,15 @@
 Each table entry names the dtype category the standard requires; the namespace checks it and
 computes the promoted dtype once, then calls the backend's `unary`/`binary` primitive.
 
-Promotion rule for two arrays: the standard's table exactly; kinds that the standard leaves
-undefined (int8 with uint64, integers with floats, bool with numbers) raise TypeError.
+Promotion rule for two arrays: the standard's table exactly where it defines a result; where it
+leaves the mix undefined (integers with floats, bool with numbers, int64 with uint64, int8 with
+uint64) arrayx follows NumPy's `result_type` (`_dtypes.MIXED_PROMOTION_TABLE`): int64 with
+float32 is float64, uint64 with int64 is float64, bool with int8 is int8. The function's
+category applies to the promoted dtype, as in NumPy: add(bool, int8) is int8, but add of two
+bool arrays, atan2 of two integer arrays and bitwise_and of int64 with uint64 (float64) stay
+errors. Operands of such a mixed pair are cast to the promoted dtype here (one astype each),
+so backends only ever see the pairs of the standard's table. An in-place operator is allowed
+only when the promoted dtype is the left operand's own dtype.
 Python scalars are weak. The standard fixes bool/int/float/complex scalars with arrays of a
 matching kind (and complex scalars with real floating arrays); where it leaves the mix open
 (a float scalar with an integer array, an int scalar with a bool array) arrayx follows NumPy's
@@ -41,9 +48,13 @@ def _make_unary(name: str):
 
 # --- binary --------------------------------------------------------------------------------
 
-# (dtype1, dtype2) -> promoted dtype, restricted to each category: one lookup checks both.
-_TABLES = {cat: {k: v for k, v in dt.PROMOTION_TABLE.items() if k[0] in dt.CATEGORIES[cat]
-                 and k[1] in dt.CATEGORIES[cat]} for cat in set(BINARY_CATEGORY.values())}
+# (dtype1, dtype2) -> promoted dtype: for two dtypes of the category, the standard's table; for
+# a pair it leaves undefined, NumPy's result when that is of the category. One lookup checks all.
+_TABLES = {cat: {k: v for k, v in dt.MIXED_PROMOTION_TABLE.items() if v in dt.CATEGORIES[cat]
+                 and (k in dt.PROMOTION_TABLE) <= (k[0] in dt.CATEGORIES[cat] and k[1] in dt.CATEGORIES[cat])}
+           for cat in set(BINARY_CATEGORY.values())}
+# Pairs beyond the standard's table: their operands are cast before the backend sees them.
+_MIXED = frozenset(dt.MIXED_PROMOTION_TABLE.keys() - dt.PROMOTION_TABLE.keys())
 
 
 def _scalar_dtype(name: str, value, dtype, category: str):
@@ -80,13 +91,24 @@ def _python_scalar(value):
     return value
 
 
+def cast_mixed(a, b, dtype, backend):
+    """Native operands of a pair beyond the standard's table, cast to their promoted dtype."""
+    if (a.dtype, b.dtype) in _MIXED:
+        if a.dtype is not dtype:
+            a = backend.astype(a, dtype, True)
+        if b.dtype is not dtype:
+            b = backend.astype(b, dtype, True)
+    return a, b
+
+
 def _promotion_error(name: str, d1, d2, category: str):
     allowed = dt.CATEGORIES[category]
-    for d in (d1, d2):
-        if d not in allowed:
-            return TypeError(f"{name}() requires {dt.describe_category(category)} dtype, got {d}")
-    return TypeError(f"{name}(): {d1} and {d2} have no common dtype under the array API's "
-                     f"promotion rules; cast one operand with astype() first")
+    if d1 is d2 or (d1, d2) in dt.PROMOTION_TABLE:
+        for d in (d1, d2):
+            if d not in allowed:
+                return TypeError(f"{name}() requires {dt.describe_category(category)} dtype, got {d}")
+    return TypeError(f"{name}(): {d1} and {d2} promote to {dt.promote(d1, d2)}, which is not "
+                     f"{dt.describe_category(category)} dtype; cast one operand with astype() first")
 
 
 def binary_operands(name: str, category: str):
@@ -109,6 +131,7 @@ def binary_operands(name: str, category: str):
                     raise _promotion_error(name, a.dtype, b.dtype, category)
                 if a.shape != b.shape:
                     broadcast_shapes(a.shape, b.shape)
+                a, b = cast_mixed(a, b, dtype, device.backend)
                 return a, b, dtype, device
             x2 = _python_scalar(x2)
             return a, x2, _scalar_dtype(name, x2, a.dtype, category), device
@@ -132,10 +155,13 @@ def _make_binary(name: str, operands):
 
 def _make_in_place(name: str, operands):
     def op(self, other, /):
-        a, b, dtype, device = operands(self, other)
+        _, b, dtype, device = operands(self, other)
+        a = self._data  # the operand itself: never a cast copy
         if dtype is not a.dtype or name in BOOL_RESULT_BINARY:
             result = dt.bool if name in BOOL_RESULT_BINARY else dtype
-            raise TypeError(f"in-place {name} would change the dtype of a {a.dtype} array to {result}")
+            raise TypeError(f"in-place {name} would change the dtype of a {a.dtype} array to "
+                            f"{result} (an in-place operator keeps the left operand's dtype); "
+                            f"write x = {name}(x, y) to get a {result} result")
         if type(b) is not type(a) or b.shape == a.shape or broadcast_shapes(a.shape, b.shape) == a.shape:
             device.backend.binary(name, a, b, dtype, out=a)
             return self
@@ -182,8 +208,13 @@ def _clip_bound(x: Array, bound, label: str):
     if type(bound) is Array:
         if bound._device is not x._device:
             raise ValueError(f"clip(): {label} is on {bound._device} but x is on {x._device}")
-        if (bound.dtype.kind in "iu") != (x.dtype.kind in "iu"):
-            raise TypeError(f"clip(): {label} has dtype {bound.dtype}, incompatible with {x.dtype}")
+        # The result keeps x's dtype: integer bounds of a floating x cast exactly enough (as
+        # NumPy's promotion would), but a floating bound of an integer x would be truncated.
+        if bound.dtype not in dt.CATEGORIES["real numeric"]:
+            raise TypeError(f"clip(): {label} must have a real numeric dtype, got {bound.dtype}")
+        if bound.dtype.kind not in "iu" and x.dtype.kind in "iu":
+            raise TypeError(f"clip(): a {bound.dtype} {label} cannot bound a {x.dtype} array "
+                            f"(the result keeps x's dtype); cast x with astype() first")
         broadcast_shapes(x.shape, bound.shape)
         if bound.dtype != x.dtype:
             bound = astype(bound, x.dtype)

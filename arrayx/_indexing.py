@@ -117,9 +117,10 @@ def setitem(x: Array, key, value):
         if value._device is not x._device:
             raise ValueError(f"cannot assign an array on {value._device} into an array on {x._device}")
         if value.dtype is not x.dtype:
-            if dt.PROMOTION_TABLE.get((value.dtype, x.dtype)) is not x.dtype:
-                raise TypeError(f"cannot assign {value.dtype} values into a {x.dtype} array "
-                                f"without a lossy cast; use astype() first")
+            # The in-place operators' rule: the values must promote to x's own dtype.
+            if dt.promote(value.dtype, x.dtype) is not x.dtype:
+                raise TypeError(f"cannot assign {value.dtype} values into a {x.dtype} array: they "
+                                f"promote to {dt.promote(value.dtype, x.dtype)}; use astype() first")
             value = Array._new(x._device.backend.astype(value._data, x.dtype, True), x._device)
         value = value._data
     elif isinstance(value, (bool, int, float, complex)):

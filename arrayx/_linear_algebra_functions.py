@@ -22,10 +22,8 @@ def _numeric_pair(x1, x2, fname):
     for x in (x1, x2):
         if x.dtype not in dt.CATEGORIES["numeric"]:
             raise TypeError(f"{fname}() requires numeric dtypes, got {x.dtype}")
-    dtype = dt.PROMOTION_TABLE.get((x1.dtype, x2.dtype))
-    if dtype is None:
-        raise TypeError(f"{fname}(): {x1.dtype} and {x2.dtype} have no common dtype")
-    return device, dtype
+    # Mixed kinds (int64 with float64...) promote as in NumPy, like the elementwise functions.
+    return device, dt.promote(x1.dtype, x2.dtype)
 
 
 def _cast(x, dtype):

@@ -71,10 +71,11 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     if type(x2) is Array:
         if x2._device is not device:
             raise ValueError(f"searchsorted(): x2 is on {x2._device} but x1 is on {device}")
-        dtype = dt.PROMOTION_TABLE.get((x1.dtype, x2.dtype))
-        if dtype is None or dtype not in _REAL_NUMERIC:
-            raise TypeError(f"searchsorted(): x1 ({x1.dtype}) and x2 ({x2.dtype}) need a common "
-                            f"real numeric dtype under the array API's promotion rules")
+        # Mixed kinds compare in NumPy's promoted dtype, as the elementwise comparisons do.
+        dtype = dt.promote(x1.dtype, x2.dtype)
+        if dtype not in _REAL_NUMERIC:
+            raise TypeError(f"searchsorted(): x1 ({x1.dtype}) and x2 ({x2.dtype}) promote to "
+                            f"{dtype}, which is not real numeric; cast x2 with astype() first")
         v = x2._data if x2.dtype is dtype else backend.astype(x2._data, dtype, True)
     else:
         if isinstance(x2, bool):

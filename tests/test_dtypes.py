@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 
 import arrayx as xp
+import arrayx._dtypes as dtypes
 from conftest import (ALL_DTYPES, COMPLEX_DTYPES, DEVICE, INT_DTYPES, NUMERIC_DTYPES,
-                      REAL_FLOAT_DTYPES, assert_array_equal, make_data)
+                      REAL_FLOAT_DTYPES, assert_allclose, assert_array_equal, make_data,
+                      to_numpy)
 
 i1, i2, i4, i8 = xp.int8, xp.int16, xp.int32, xp.int64
 u1, u2, u4, u8 = xp.uint8, xp.uint16, xp.uint32, xp.uint64
@@ -69,10 +71,17 @@ def test_result_type_defined_pairs(pair):
 
 
 @pytest.mark.parametrize("pair", UNDEFINED_PAIRS, ids=_id)
-def test_result_type_undefined_pairs_raise(pair):
-    # arrayx's documented choice for mixes the standard leaves undefined: TypeError.
-    with pytest.raises(TypeError):
-        xp.result_type(*pair)
+def test_result_type_undefined_pairs_follow_numpy(pair):
+    # arrayx's documented choice for mixes the standard leaves undefined: NumPy's result_type.
+    assert xp.result_type(*pair) == np.result_type(*pair)
+    # can_cast keeps to the standard's table: no cast across kinds.
+    assert xp.can_cast(*pair) is False
+
+
+def test_standard_table_is_unchanged():
+    assert dtypes.PROMOTION_TABLE == PROMOTION
+    for pair, out in PROMOTION.items():
+        assert dtypes.MIXED_PROMOTION_TABLE[pair] is out
 
 
 @pytest.mark.parametrize("pair", [p for p in DEFINED_PAIRS if p[0] != b], ids=_id)
@@ -92,14 +101,77 @@ def test_binary_arrays_follow_promotion(pair):
     assert_array_equal(eq, a.astype(out) == c.astype(out), dtype=xp.bool)
 
 
-@pytest.mark.parametrize("pair", [p for p in UNDEFINED_PAIRS if b not in p], ids=_id)
-def test_binary_arrays_undefined_promotion_raise(pair):
-    x1 = xp.ones((2,), dtype=pair[0])
-    x2 = xp.ones((2,), dtype=pair[1])
-    with pytest.raises(TypeError):
-        xp.add(x1, x2)
-    with pytest.raises(TypeError):
-        x1 + x2
+def _mixed_data(d, shape, rng):
+    # Small non-negative integers: every mixed result is exact in NumPy and arrayx alike.
+    if d.kind in "iub":
+        return make_data(d, shape, rng, specials=False, low=0, high=20)
+    return make_data(d, shape, rng)
+
+
+@pytest.mark.parametrize("pair", UNDEFINED_PAIRS, ids=_id)
+def test_binary_arrays_undefined_pairs_follow_numpy(pair):
+    rng = np.random.default_rng(1)
+    d1, d2 = pair
+    for s1, s2 in (((3, 1), (4,)), ((), (0,)), ((), ())):
+        a, c = _mixed_data(d1, s1, rng), _mixed_data(d2, s2, rng)
+        x1, x2 = xp.asarray(a), xp.asarray(c)
+        with np.errstate(all="ignore"):
+            assert_array_equal(xp.add(x1, x2), np.add(a, c))
+            assert_array_equal(x1 * x2, a * c)
+            assert_array_equal(xp.equal(x1, x2), np.equal(a, c))
+            assert_array_equal(xp.where(xp.asarray(a == 0), x1, x2), np.where(a == 0, a, c))
+            if "c" not in (d1.kind, d2.kind):
+                assert_array_equal(xp.less(x1, x2), np.less(a, c))
+                assert_array_equal(xp.maximum(x1, x2), np.maximum(a, c))
+
+
+@pytest.mark.parametrize("pair", UNDEFINED_PAIRS, ids=_id)
+def test_in_place_undefined_pairs(pair):
+    # Allowed only when the promoted dtype is the left operand's own (NumPy casts same_kind).
+    rng = np.random.default_rng(2)
+    a, c = _mixed_data(pair[0], (4,), rng), _mixed_data(pair[1], (4,), rng)
+    x = xp.asarray(a)
+    if np.result_type(*pair) == pair[0]:
+        x += xp.asarray(c)
+        a += c
+        assert_array_equal(x, a)
+    else:
+        with pytest.raises(TypeError, match="in-place add would change the dtype"):
+            x += xp.asarray(c)
+        assert_array_equal(x, a)  # untouched
+
+
+@pytest.mark.parametrize("name,d1,d2", [("bitwise_and", i8, u8), ("bitwise_left_shift", i1, u8),
+                                         ("add", b, b), ("atan2", i4, i4),
+                                         ("logical_and", b, i1), ("floor_divide", c8, i1)])
+def test_binary_mixed_result_outside_category_raise(name, d1, d2):
+    # The category applies to the promoted dtype: NumPy's float64 for int64 & uint64 is no
+    # integer dtype, so the mix is refused with what to do.
+    with pytest.raises(TypeError, match="dtype"):
+        getattr(xp, name)(xp.ones((2,), dtype=d1), xp.ones((2,), dtype=d2))
+
+
+def test_mixed_promotion_elsewhere_follows_numpy():
+    rng = np.random.default_rng(3)
+    a, c = rng.integers(0, 9, (3, 4)), rng.standard_normal((4, 2)).astype(np.float32)
+    x, y = xp.asarray(a), xp.asarray(c)
+    assert_allclose(x @ y, a @ c)
+    assert_allclose(xp.tensordot(x, y, axes=1), np.tensordot(a, c, axes=1))
+    assert_allclose(xp.vecdot(x[:, :2], y[:3]), np.sum(a[:, :2] * c[:3], axis=-1))
+    assert_array_equal(xp.concat([x[0], y[:, 0]]), np.concatenate([a[0], c[:, 0]]))
+    assert_array_equal(xp.stack([x[0], xp.asarray(c[0].repeat(2))]),
+                       np.stack([a[0], c[0].repeat(2)]))
+    s = np.sort(c[:, 0])
+    assert_array_equal(xp.searchsorted(xp.asarray(s), x[0]), np.searchsorted(s, a[0]))
+    f = xp.asarray(rng.standard_normal(4))
+    assert_array_equal(xp.clip(f, x[0], x[1] + 5), np.clip(to_numpy(f), a[0], a[1] + 5))
+    with pytest.raises(TypeError, match="cannot bound"):
+        xp.clip(x[0], f, None)
+    z = xp.zeros((4,))
+    z[:] = x[0]
+    assert_array_equal(z, a[0].astype(np.float64))
+    with pytest.raises(TypeError, match="promote to float64"):
+        xp.zeros((4,), dtype=xp.float32)[:] = x[0]
 
 
 def test_result_type_many_and_arrays():
@@ -110,8 +182,8 @@ def test_result_type_many_and_arrays():
     assert xp.result_type(xp.ones(2, dtype=f4), xp.ones((), dtype=c8)) == c8
     assert xp.result_type(i4) == i4
     assert xp.result_type(xp.ones(3, dtype=u8)) == u8
-    with pytest.raises(TypeError):
-        xp.result_type(i8, u8, f8)
+    assert xp.result_type(i8, u8, f8) == f8
+    assert xp.result_type(xp.ones(2, dtype=b), i1, f4) == np.result_type(np.bool_, np.int8, np.float32)
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
