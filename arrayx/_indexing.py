@@ -4,21 +4,40 @@ A normalised key is a tuple of int (in range, non-negative), slice, None, Ellips
 one) and native integer or boolean arrays of the same device. Python ints out of range raise
 IndexError here; integer arrays are range-checked by the backend (NumPy raises IndexError; the
 CUDA backend checks on the device).
+
+Beyond the standard, keys take what NumPy takes for its own arrays: lists of ints or bools and
+NumPy integer or boolean arrays (scikit-learn indexes with them) become arrayx arrays on x's
+device (for a cuda array: one host-to-device copy), a NumPy bool scalar acts as a Python bool
+and a 0-d NumPy integer array as an int, as in NumPy.
 """
 
 from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from . import _dtypes as dt
 from ._array_object import Array
 from ._validation import python_scalar_fits, check_int_in_range
 
 
-def _as_index_array(x: Array, entry, device):
-    """Lists in keys become arrays (a NumPy convenience kept for users)."""
+def _as_index_array(entry, device):
+    """A list, Python/NumPy bool or NumPy array of a key -> an arrayx index array on `device`."""
     from ._creation_functions import asarray
-    arr = asarray(entry, device=device)
+    if isinstance(entry, np.ndarray):
+        if entry.dtype.kind not in "iub":
+            raise IndexError(f"NumPy arrays used as indices must be integer or boolean, not "
+                             f"{entry.dtype}")
+        return asarray(entry, device=device)
+    if isinstance(entry, list) and not entry:
+        # NumPy reads an empty list as an empty integer index, not as float64 data.
+        return asarray(np.empty(0, np.int64), device=device)
+    try:
+        arr = asarray(entry, device=device)
+    except (TypeError, ValueError):
+        raise IndexError(f"index lists must hold integers or bools (nested alike), got "
+                         f"{entry!r}") from None
     if arr.dtype.kind not in "iub":
         raise IndexError(f"index lists must hold integers or bools, got {arr.dtype}")
     return arr
@@ -34,8 +53,10 @@ def normalize_key(x: Array, key) -> tuple:
     consumed = 0
     ellipsis_at = None
     for entry in key:
-        if isinstance(entry, list) or (isinstance(entry, bool)):
-            entry = _as_index_array(x, entry, device)
+        if isinstance(entry, np.ndarray) and entry.ndim == 0 and entry.dtype.kind in "iu":
+            entry = int(entry)  # NumPy indexes with a 0-d integer array as with an int
+        elif isinstance(entry, (list, bool, np.bool_, np.ndarray)):
+            entry = _as_index_array(entry, device)
         if type(entry) is Array:
             if entry._device is not device:
                 raise ValueError(f"index array is on {entry._device} but the array is on {device}")

@@ -220,3 +220,62 @@ def test_take_along_axis_long_views_and_out_of_range(rng):
     with pytest.raises(IndexError):
         xp.take_along_axis(x, xp.asarray(bad), axis=1)
     assert_array_equal(xp.take_along_axis(x, xp.asarray(idx[:, :4]), axis=1), np.take_along_axis(a, idx[:, :4], 1))
+
+
+# --- NumPy index arrays and lists in x[key] (issue 21: what NumPy accepts for its own arrays) ---
+
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("index_dtype", INDEX)
+def test_getitem_numpy_integer_index_arrays(rng, dtype, index_dtype):
+    a = data(rng, dtype, (5, 4))
+    x = xp.asarray(a)
+    i = rng.integers(0, 4, size=(2, 3)).astype(index_dtype)
+    assert_array_equal(x[i], a[i])
+    assert_array_equal(x[:, i], a[:, i])
+    assert_array_equal(x[i, i[::-1]], a[i, i[::-1]])
+    assert_array_equal(x[..., np.array([], index_dtype)], a[..., np.array([], index_dtype)])
+
+
+def test_getitem_numpy_bool_masks_0d_and_scalars(rng):
+    a = data(rng, "float64", (3, 4))
+    x = xp.asarray(a)
+    m = rng.random((3, 4)) < 0.5
+    for key in (m, m[:, 0], (slice(None), m[0]), np.zeros((3, 4), bool), np.array(True),
+                np.True_, np.False_, np.array(2), np.int64(-1), (np.array(1), np.array([0, 3])),
+                (np.array([True, False, True]), np.array([-1, 0])), [1, 0], [True, False, True],
+                [[0, 1], [2, 2]], []):
+        assert_array_equal(x[key], a[key])
+    e = np.zeros((0, 4))
+    assert_array_equal(xp.asarray(e)[np.array([], np.int64)], e[np.array([], np.int64)])
+    assert_array_equal(xp.asarray(e)[np.zeros(0, bool)], e[np.zeros(0, bool)])
+    z = np.array(3.5)
+    assert_array_equal(xp.asarray(z)[np.array(True)], z[np.array(True)])
+
+
+def test_setitem_numpy_index_arrays(rng):
+    a = data(rng, "int32", (4, 5))
+    x = xp.asarray(a)
+    i, m = np.array([3, 0, -1]), rng.random(5) < 0.5
+    x[i] = 7
+    a[i] = 7
+    x[:, m] = xp.asarray(np.int32(-2))
+    a[:, m] = -2
+    x[np.array([1]), np.array([2, 4])] = xp.asarray(np.array([10, 11], np.int32))
+    a[np.array([1]), np.array([2, 4])] = [10, 11]
+    x[[0, 2]] = 5
+    a[[0, 2]] = 5
+    assert_array_equal(x, a)
+
+
+def test_numpy_index_arrays_bad_input():
+    x = xp.asarray(np.arange(6.0))
+    with pytest.raises(IndexError, match="integer or boolean"):
+        x[np.array([0.0, 1.0])]
+    with pytest.raises(IndexError, match="integers or bools"):
+        x[[0.5]]
+    with pytest.raises(IndexError, match="integers or bools"):
+        x[[slice(None)]]
+    with pytest.raises(IndexError):
+        x[np.array([6])]
+    with pytest.raises(IndexError, match="boolean index"):
+        x[np.array([True, False])]
