@@ -1,6 +1,9 @@
 #!/usr/bin/env python
 """Run the official Array API conformance suite (data-apis/array-api-tests)
-against arrayx and write a summary to ``conformance/results/<kind>.json``.
+against arrayx and write a summary JSON: by default outside the tree, in
+``<temp dir>/arrayx-conformance/<kind>.json`` (the path is printed), so a trial
+run never overwrites the committed results; ``--output
+conformance/results/<kind>.json`` updates them.
 
 Usage::
 
@@ -24,10 +27,10 @@ the file, then hands the suite a stripped temporary copy.  An optional
 be run at all (crashes, hangs).
 
 Other options: ``--module numpy`` tests another namespace (to check the runner
-itself; the summary then goes to ``results/<kind>-numpy.json``), ``--no-shrink``
+itself; the default summary is then ``<kind>-numpy.json``), ``--no-shrink``
 skips Hypothesis shrinking for quick triage runs, ``--full-report PATH`` keeps
-pytest-json-report's complete report (tracebacks), ``--output PATH`` moves the
-summary.
+pytest-json-report's complete report (tracebacks), ``--output PATH`` writes the
+summary there (``conformance/results/<kind>.json`` is the committed one).
 
 Exit status: 0 when nothing failed or errored outside the xfail list,
 1 otherwise, 2 for a usage / setup error of the runner itself.
@@ -228,6 +231,13 @@ def summarize(report: dict) -> dict:
 # main
 # --------------------------------------------------------------------------
 
+def default_output(kind: str, module: str) -> Path:
+    """Where the summary goes without --output: outside the tree, so that trying the suite never
+    overwrites the committed conformance/results/."""
+    name = f"{kind}.json" if module == "arrayx" else f"{kind}-{module.replace('.', '_')}.json"
+    return Path(tempfile.gettempdir()) / "arrayx-conformance" / name
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         description="Run data-apis/array-api-tests against arrayx.",
@@ -244,8 +254,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--xfails-file", type=Path, default=None,
                    help="override conformance/xfails-<kind>.txt")
     p.add_argument("--output", type=Path, default=None,
-                   help="summary JSON path (default: conformance/results/<kind>.json, "
-                        "or <kind>-<module>.json when --module is not arrayx)")
+                   help="summary JSON path (default: <temp dir>/arrayx-conformance/"
+                        "<kind>.json, or <kind>-<module>.json when --module is not arrayx; "
+                        "--output conformance/results/<kind>.json updates the committed one)")
     p.add_argument("--no-shrink", action="store_true",
                    help="skip Hypothesis shrinking (fast triage; failing examples are not minimal)")
     p.add_argument("--full-report", type=Path, default=None,
@@ -300,13 +311,9 @@ def _run(args, extra: list[str], argv: list[str]) -> int:
     skips_path = HERE / f"skips-{kind}.txt"
     skips = parse_list_file(skips_path) if skips_path.is_file() else []
 
-    if args.output is not None:
-        out_path = args.output
-    elif args.module == "arrayx":
-        out_path = HERE / "results" / f"{kind}.json"
-    else:
-        out_path = HERE / "results" / f"{kind}-{args.module.replace('.', '_')}.json"
+    out_path = args.output if args.output is not None else default_output(kind, args.module)
     out_path = out_path.resolve()
+    print(f"[conformance] the summary goes to {out_path}", flush=True)
 
     env = dict(os.environ)
     env["ARRAY_API_TESTS_MODULE"] = args.module

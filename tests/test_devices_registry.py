@@ -329,3 +329,80 @@ def test_mixed_cpu_and_cuda_raise():
     with pytest.raises(ValueError) as err:
         g + c
     assert _names_both(err, "cpu", "cuda:0")
+
+
+# --- implicit host copies (np.asarray of an array on a non-cpu device) ----------------------
+@pytest.fixture
+def host_copy(monkeypatch):
+    """The implicit-host-copy setting, as if nothing had set it yet, restored afterwards."""
+    import arrayx._settings as settings
+    monkeypatch.setattr(settings, "_implicit_host_copy", None)
+    monkeypatch.setattr(settings, "_warned", False)
+    monkeypatch.delenv(settings.ENV_VAR, raising=False)
+    return settings
+
+
+@pytest.mark.parametrize("text, expected", [(None, False), ("", False), ("0", False), ("no", False),
+                                            ("1", True), (" TRUE ", True), ("yes", True), ("on", True)])
+def test_implicit_host_copy_env_parsing(host_copy, monkeypatch, text, expected):
+    if text is not None:
+        monkeypatch.setenv("ARRAYX_IMPLICIT_HOST_COPY", text)
+    assert xp.get_implicit_host_copy() is expected
+
+
+def test_implicit_host_copy_bad_env_value(host_copy, monkeypatch):
+    monkeypatch.setenv("ARRAYX_IMPLICIT_HOST_COPY", "maybe")
+    with pytest.raises(ValueError, match="ARRAYX_IMPLICIT_HOST_COPY"):
+        xp.get_implicit_host_copy()
+
+
+def test_set_implicit_host_copy_overrides_env(host_copy, monkeypatch):
+    monkeypatch.setenv("ARRAYX_IMPLICIT_HOST_COPY", "1")
+    xp.set_implicit_host_copy(False)
+    assert xp.get_implicit_host_copy() is False
+    xp.set_implicit_host_copy(True)
+    assert xp.get_implicit_host_copy() is True
+    with pytest.raises(TypeError):
+        xp.set_implicit_host_copy("yes")
+    assert issubclass(xp.ImplicitHostCopyWarning, UserWarning)
+
+
+def test_implicit_host_copy_off_refuses_non_cpu_arrays(fake, host_copy):
+    x = xp.asarray([1.0, 2.0], device=fake)
+    with pytest.raises(TypeError, match=r"to_device\('cpu'\).*set_implicit_host_copy"):
+        np.asarray(x)
+
+
+def test_implicit_host_copy_on_copies_non_cpu_arrays(fake, host_copy):
+    xp.set_implicit_host_copy(True)
+    x = xp.asarray([[1, 2], [3, 4]], dtype=xp.int32, device=fake)
+    CALLS.clear()
+    with pytest.warns(xp.ImplicitHostCopyWarning, match="testdev:0"):
+        n = np.asarray(x)
+    assert CALLS == ["to_host"] and type(n) is np.ndarray and n.dtype == np.int32
+    np.testing.assert_array_equal(n, [[1, 2], [3, 4]])
+    n[0, 0] = 9
+    assert x._data.host[0, 0] == 1  # a copy
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # once per process
+        np.testing.assert_array_equal(np.asarray(x, dtype=np.float64), [[1.0, 2.0], [3.0, 4.0]])
+        assert np.asarray(x, dtype=np.float64).dtype == np.float64
+    with pytest.raises(ValueError, match="copy"):
+        np.asarray(x, copy=False)
+
+
+def test_implicit_host_copy_env_in_a_fresh_process():
+    code = ("import numpy as np, arrayx as xp; print(xp.get_implicit_host_copy()); "
+            "print(np.asarray(xp.asarray([1.5], device='cpu')))")
+    r = _run(code, ARRAYX_IMPLICIT_HOST_COPY="1")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["True", "[1.5]"]
+
+
+def test_cpu_arrays_convert_whatever_the_setting(host_copy):
+    x = xp.asarray([1.0, 2.0], device="cpu")
+    for enabled in (False, True):
+        xp.set_implicit_host_copy(enabled)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert np.asarray(x, copy=False) is x._data

@@ -44,10 +44,24 @@ def _one(args):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser()
-    p.add_argument("--cc", default="9.0")
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    p.add_argument("--only", default="", help="comma-separated operation names (default: all)")
+    p = argparse.ArgumentParser(
+        prog="python -m arrayx.cuda.precompile",
+        description="Compile arrayx's common CUDA kernels into the kernel disk cache ahead of "
+                    "time, for one compute capability; needs numba-cuda, not a GPU. The cache "
+                    "folder is ARRAYX_KERNEL_CACHE (default ~/.cache/arrayx/kernels); kernels "
+                    "already there are skipped, so a second run compiles only what is new.",
+        epilog="Copy or point ARRAYX_KERNEL_CACHE at the filled folder on the GPU machine: "
+               "processes there then load these kernels instead of compiling them.")
+    p.add_argument("--cc", default="9.0", metavar="MAJOR.MINOR",
+                   help="compute capability of the target GPU, e.g. 9.0 for H100/H200, 8.0 for "
+                        "A100 (default: %(default)s)")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                   help="compiler processes run in parallel (default: the CPU count, "
+                        "%(default)s here)")
+    p.add_argument("--only", default="", metavar="NAME,...",
+                   help="comma-separated operation names (e.g. add,sum,scan): compile only "
+                        "their kernels (elementwise ew_NAME_*, reductions red_NAME_*, others "
+                        "NAME_*; default: all)")
     a = p.parse_args(argv)
     cc = tuple(int(x) for x in a.cc.split("."))
     todo = [(s, cc) for s in specs([n for n in a.only.split(",") if n])]
