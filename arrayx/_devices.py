@@ -6,6 +6,7 @@ and each carries its backend, looked up once.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 
 
@@ -57,16 +58,39 @@ CPU = Device._make("cpu", None)
 _cuda_devices: dict[int, Device] = {}
 
 
+_cuda_reason: str | None = None
+
+
 def cuda_device_count() -> int:
-    """Number of usable CUDA devices; 0 when numba-cuda / the driver / a GPU is missing."""
+    """Number of usable CUDA devices; 0 when numba-cuda / the driver / a GPU is missing (then
+    ``cuda_unavailable_reason()`` says which)."""
+    global _cuda_reason
     try:
-        from .cuda.engine.runtime import device_count
-    except ImportError:
+        from .cuda.engine.runtime import device_count, unavailable_reason
+    except ImportError as e:
+        _cuda_reason = f"arrayx's CUDA backend cannot be imported ({e})"
         return 0
     try:
-        return device_count()
-    except Exception:
+        count = device_count()
+    except Exception as e:  # a broken driver install: report it, and run on the CPU
+        _cuda_reason = f"the CUDA device query failed ({type(e).__name__}: {e})"
         return 0
+    if count == 0:
+        _cuda_reason = unavailable_reason()
+    return count
+
+
+def cuda_unavailable_reason() -> str | None:
+    """Why arrayx cannot run on a GPU (no numba-cuda, no driver, no device), or None if it can.
+
+    The kernels need numba-cuda besides a device: its absence is looked up without importing it
+    (``import arrayx`` stays cheap).
+    """
+    reasons = [] if cuda_device_count() > 0 else [_cuda_reason or "no usable CUDA device"]
+    if importlib.util.find_spec("numba_cuda") is None:
+        reasons.insert(0, "numba-cuda is not installed (the GPU's kernels need it; the cuda "
+                          "extra brings it with cuda-bindings: pip install -e '.[cuda]')")
+    return "; ".join(reasons) or None
 
 
 def cuda_device(index: int) -> Device:
@@ -114,14 +138,21 @@ _default_device: Device | None = None
 
 
 def default_device() -> Device:
-    """ARRAYX_DEVICE if set, else the first CUDA device when a usable GPU exists, else the CPU."""
+    """ARRAYX_DEVICE if set, else the first CUDA device when a usable GPU exists, else the CPU
+    (``cuda_unavailable_reason()`` says why)."""
     global _default_device
     if _default_device is None:
         env = os.environ.get("ARRAYX_DEVICE")
         if env:
             _default_device = parse_device(env)
         else:
-            _default_device = cuda_device(0) if cuda_device_count() > 0 else CPU
+            reason = cuda_unavailable_reason()
+            _default_device = CPU if reason else cuda_device(0)
+            if reason:
+                # A broken GPU setup must not pass for a CPU-only machine: the reason is kept
+                # (python -m arrayx prints it) and logged.
+                import logging
+                logging.getLogger("arrayx").debug("default device: cpu, because %s", reason)
     return _default_device
 
 
