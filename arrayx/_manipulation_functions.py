@@ -9,17 +9,19 @@ import operator
 
 from . import _dtypes as dt
 from ._array_object import Array
-from ._validation import (broadcast_shapes as _broadcast, check_array, normalize_axes,
-                          normalize_axis, same_device)
+from ._validation import (MAX_NBYTES, broadcast_shapes as _broadcast, check_array, check_int,
+                          check_result_size, index_tuple, normalize_axes, normalize_axis,
+                          normalize_shape, same_device)
 
 
 def broadcast_shapes(*shapes):
-    return _broadcast(*(tuple(s) for s in shapes))
+    return _broadcast(*(normalize_shape(s, "broadcast_shapes", f"shapes[{i}]")
+                        for i, s in enumerate(shapes)))
 
 
 def broadcast_to(x, /, shape):
     check_array(x, "broadcast_to")
-    shape = tuple(operator.index(s) for s in shape)
+    shape = normalize_shape(shape, "broadcast_to")
     if len(shape) < x.ndim or _broadcast(x.shape, shape) != shape:
         raise ValueError(f"broadcast_to(): cannot broadcast an array of shape {x.shape} to {shape}")
     if shape == x.shape:
@@ -88,7 +90,7 @@ def stack(arrays, /, *, axis=0):
 
 def expand_dims(x, /, axis=0):
     check_array(x, "expand_dims")
-    axes = axis if isinstance(axis, tuple) else (axis,)
+    axes = index_tuple(axis, "expand_dims", "axis")
     out_ndim = x.ndim + len(axes)
     normalized = normalize_axes(axes, out_ndim, "expand_dims")
     shape = iter(x.shape)
@@ -114,9 +116,10 @@ def flip(x, /, *, axis=None):
 
 def permute_dims(x, /, axes):
     check_array(x, "permute_dims")
-    axes = tuple(normalize_axis(a, x.ndim, "permute_dims") for a in axes)
+    axes = tuple(normalize_axis(a, x.ndim, "permute_dims", "axes")
+                 for a in index_tuple(axes, "permute_dims", "axes"))
     if sorted(axes) != list(range(x.ndim)):
-        raise ValueError(f"permute_dims(): {axes} is not a permutation of the {x.ndim} axes")
+        raise ValueError(f"permute_dims(): axes {axes} is not a permutation of the {x.ndim} axes")
     if axes == tuple(range(x.ndim)):
         return x
     return Array._new(x._device.backend.permute_dims(x._data, axes), x._device)
@@ -124,12 +127,13 @@ def permute_dims(x, /, axes):
 
 def moveaxis(x, source, destination, /):
     check_array(x, "moveaxis")
-    src = source if isinstance(source, tuple) else (source,)
-    dst = destination if isinstance(destination, tuple) else (destination,)
+    src = index_tuple(source, "moveaxis", "source")
+    dst = index_tuple(destination, "moveaxis", "destination")
     if len(src) != len(dst):
-        raise ValueError("moveaxis(): source and destination need the same number of axes")
-    src = [normalize_axis(a, x.ndim, "moveaxis") for a in src]
-    dst = [normalize_axis(a, x.ndim, "moveaxis") for a in dst]
+        raise ValueError(f"moveaxis(): source {source!r} and destination {destination!r} need the "
+                         f"same number of axes")
+    src = [normalize_axis(a, x.ndim, "moveaxis", "source") for a in src]
+    dst = [normalize_axis(a, x.ndim, "moveaxis", "destination") for a in dst]
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):
         raise ValueError("moveaxis(): repeated axis")
     order = [a for a in range(x.ndim) if a not in src]
@@ -140,7 +144,7 @@ def moveaxis(x, source, destination, /):
 
 def reshape(x, /, shape, *, copy=None):
     check_array(x, "reshape")
-    shape = tuple(operator.index(s) for s in shape)
+    shape = index_tuple(shape, "reshape", "shape")
     unknown = [i for i, s in enumerate(shape) if s == -1]
     if len(unknown) > 1 or any(s < -1 for s in shape):
         raise ValueError(f"reshape(): invalid shape {shape}")
@@ -160,18 +164,16 @@ def reshape(x, /, shape, *, copy=None):
 def roll(x, /, shift, *, axis=None):
     check_array(x, "roll")
     if axis is None:
-        if not isinstance(shift, int):
-            raise TypeError("roll(): with axis=None, shift must be an int")
+        shift = check_int(shift, "roll", "shift (with axis=None)")
         flat = reshape(x, (-1,))
         return reshape(Array._new(x._device.backend.roll(flat._data, (shift,), (0,)), x._device), x.shape)
-    shifts = shift if isinstance(shift, tuple) else (shift,)
-    axes = axis if isinstance(axis, tuple) else (axis,)
+    shifts = index_tuple(shift, "roll", "shift")
+    axes = index_tuple(axis, "roll", "axis")
     if len(shifts) == 1 and len(axes) > 1:
         shifts = shifts * len(axes)
     if len(shifts) != len(axes):
         raise ValueError("roll(): shift and axis need the same length")
     axes = tuple(normalize_axis(a, x.ndim, "roll") for a in axes)
-    shifts = tuple(operator.index(s) for s in shifts)
     return Array._new(x._device.backend.roll(x._data, shifts, axes), x._device)
 
 
@@ -189,22 +191,52 @@ def repeat(x, repeats, /, *, axis=None):
         if repeats.ndim > 1 or (repeats.ndim == 1 and repeats.shape[0] not in (1, x.shape[axis])):
             raise ValueError(f"repeat(): repeats of shape {repeats.shape} does not match axis size "
                              f"{x.shape[axis]}")
+        length = _repeat_length_bound(x, repeats, axis)
         repeats = repeats._data
     else:
-        repeats = operator.index(repeats)
+        repeats = check_int(repeats, "repeat", "repeats")
         if repeats < 0:
-            raise ValueError("repeat(): repeats must be non-negative")
+            raise ValueError(f"repeat(): repeats must be non-negative, got {repeats}")
+        length = repeats * x.shape[axis]
+    check_result_size(x.shape[:axis] + (length,) + x.shape[axis + 1:], x.dtype, "repeat")
     return Array._new(x._device.backend.repeat(x._data, repeats, axis), x._device)
+
+
+def _repeat_length_bound(x, repeats, axis):
+    """For an array of counts: the result's length along `axis`, or an upper bound of it when
+    that bound already fits in an array. Checked here so that no backend sizes its output from a
+    negative count or from a sum that wraps past 2**63 (NumPy's repeat then reports "negative
+    dimensions", or crashes). It reads the counts' extrema, a sync on a GPU, where the backend
+    syncs anyway to size its output; the exact sum is taken only when the bound is too big."""
+    if repeats.size == 0:
+        return 0
+    backend = repeats._device.backend
+    data = repeats._data
+    axes = tuple(range(repeats.ndim))
+    if axes:
+        low = int(backend.to_host(backend.reduce("min", data, axes, False, repeats.dtype)))
+        high = int(backend.to_host(backend.reduce("max", data, axes, False, repeats.dtype)))
+    else:
+        low = high = int(backend.to_host(data))
+    if low < 0:
+        raise ValueError(f"repeat(): repeats must be non-negative, got a count of {low}")
+    n = x.shape[axis]
+    if repeats.size == 1:
+        return high * n
+    if high * n * x.dtype.itemsize <= MAX_NBYTES:
+        return high * n
+    return sum(int(v) for v in backend.to_host(data).reshape(-1))
 
 
 def tile(x, repetitions, /):
     check_array(x, "tile")
-    reps = tuple(operator.index(r) for r in repetitions)
+    reps = index_tuple(repetitions, "tile", "repetitions")
     if any(r < 0 for r in reps):
-        raise ValueError("tile(): repetitions must be non-negative")
+        raise ValueError(f"tile(): repetitions must be non-negative, got {reps}")
     ndim = max(x.ndim, len(reps))
     reps = (1,) * (ndim - len(reps)) + reps
     shape = (1,) * (ndim - x.ndim) + x.shape
+    check_result_size(tuple(r * n for r, n in zip(reps, shape)), x.dtype, "tile")
     # View each axis as (1, n), broadcast to (r, n), and merge the pairs.
     interleaved = tuple(v for n in shape for v in (1, n))
     target = tuple(v for r, n in zip(reps, shape) for v in (r, n))

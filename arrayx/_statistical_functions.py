@@ -12,7 +12,7 @@ import math
 
 from . import _dtypes as dt
 from ._array_object import Array
-from ._validation import check_array, normalize_axes, normalize_axis
+from ._validation import check_array, check_dtype, normalize_axes, normalize_axis
 
 _REAL_NUMERIC = dt.CATEGORIES["real numeric"]
 _NAN = float("nan")
@@ -27,7 +27,7 @@ def _accumulation_dtype(x, dtype, fname):
         if kind == "u":
             return dt.uint64
         return x.dtype
-    dtype = dt.canonical_dtype(dtype)
+    dtype = check_dtype(dtype, fname)
     kind, target = x.dtype.kind, dtype.kind
     if target not in "iufc":
         raise TypeError(f"{fname}(): dtype must be a numeric dtype, got {dtype}")

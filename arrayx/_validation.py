@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -35,38 +36,82 @@ def resolve_device(device):
     return default_device() if device is None else parse_device(device)
 
 
-def normalize_axis(axis, ndim: int, fname: str) -> int:
+def normalize_axis(axis, ndim: int, fname: str, argname: str = "axis") -> int:
     try:
         axis = operator.index(axis)
     except TypeError:
-        raise TypeError(f"{fname}(): axis must be an integer, got {type(axis).__name__}") from None
+        raise TypeError(f"{fname}(): {argname} must be an integer, got {type(axis).__name__}") from None
     if not -ndim <= axis < ndim:
-        raise IndexError(f"{fname}(): axis {axis} is out of bounds for an array of {ndim} dimension(s)")
+        raise IndexError(f"{fname}(): {argname} {axis} is out of bounds for an array of {ndim} "
+                         f"dimension(s)")
     return axis + ndim if axis < 0 else axis
 
 
-def normalize_axes(axis, ndim: int, fname: str) -> tuple:
-    """None -> all axes; int or tuple -> sorted, non-negative, unique axes."""
+def check_int(value, fname: str, argname: str) -> int:
+    """An integer argument (a bool is refused: it is almost always a mistake) as a Python int."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"{fname}(): {argname} must be an int, got {type(value).__name__} {value!r}")
+    return operator.index(value)
+
+
+def index_tuple(value, fname: str, argname: str) -> tuple:
+    """An int, or a tuple or list of ints (the standard says tuple; clients such as SciPy pass
+    lists), as a tuple of Python ints. Every shape and axes argument goes through here so that a
+    wrong type is a TypeError naming the argument, never an error from deep inside a loop."""
+    if isinstance(value, (tuple, list)):
+        items = value
+    elif hasattr(value, "__index__") and not isinstance(value, bool):
+        items = (value,)
+    else:
+        raise TypeError(f"{fname}(): {argname} must be an int or a tuple of ints, "
+                        f"got {type(value).__name__} {value!r}")
+    out = []
+    for v in items:
+        if isinstance(v, bool) or not hasattr(v, "__index__"):
+            raise TypeError(f"{fname}(): {argname} must hold ints only, got "
+                            f"{type(v).__name__} {v!r} in {value!r}")
+        out.append(operator.index(v))
+    return tuple(out)
+
+
+def normalize_axes(axis, ndim: int, fname: str, argname: str = "axis") -> tuple:
+    """None -> all axes; int, tuple or list -> sorted, non-negative, unique axes."""
     if axis is None:
         return tuple(range(ndim))
-    if isinstance(axis, tuple):
-        axes = tuple(normalize_axis(a, ndim, fname) for a in axis)
-        if len(set(axes)) != len(axes):
-            raise ValueError(f"{fname}(): repeated axis in {axis}")
-        return tuple(sorted(axes))
-    return (normalize_axis(axis, ndim, fname),)
+    axes = tuple(normalize_axis(a, ndim, fname, argname) for a in index_tuple(axis, fname, argname))
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"{fname}(): repeated axis in {argname}={axis!r}")
+    return tuple(sorted(axes))
 
 
-def normalize_shape(shape, fname: str) -> tuple:
-    if isinstance(shape, int) and not isinstance(shape, bool):
-        shape = (shape,)
-    try:
-        shape = tuple(operator.index(s) for s in shape)
-    except TypeError:
-        raise TypeError(f"{fname}(): shape must be an int or a tuple of ints, got {shape!r}") from None
+def normalize_shape(shape, fname: str, argname: str = "shape") -> tuple:
+    shape = index_tuple(shape, fname, argname)
     if any(s < 0 for s in shape):
-        raise ValueError(f"{fname}(): negative dimension in shape {shape}")
+        raise ValueError(f"{fname}(): negative dimension in {argname} {shape}; sizes must be >= 0")
     return shape
+
+
+#: The largest array in bytes (NumPy's limit, the largest signed 64-bit offset). A result size
+#: computed past it wraps around in NumPy's and the kernels' 64-bit arithmetic.
+MAX_NBYTES = 2 ** 63 - 1
+
+
+def check_result_size(shape, dtype, fname: str) -> None:
+    """Refuse a result no 64-bit offset can address, before any backend computes its size."""
+    n = math.prod(shape)
+    if n * dtype.itemsize > MAX_NBYTES:
+        raise ValueError(f"{fname}(): the result would have {n} elements of {dtype} "
+                         f"({n * dtype.itemsize} bytes), more than the {MAX_NBYTES} bytes an array "
+                         f"can address")
+
+
+def check_dtype(dtype, fname: str, argname: str = "dtype"):
+    """The arrayx dtype for a dtype argument, or a TypeError naming the argument."""
+    try:
+        return dt.canonical_dtype(dtype)
+    except TypeError:  # also an unhashable value (a list, a dict) tested against the dtype set
+        raise TypeError(f"{fname}(): {argname} must be an array API dtype (xp.float64, xp.int32, "
+                        f"xp.bool, ...), got {type(dtype).__name__} {dtype!r}") from None
 
 
 def broadcast_shapes(*shapes) -> tuple:

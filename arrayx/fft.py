@@ -22,7 +22,7 @@ import operator
 
 from . import _dtypes as dt
 from ._array_object import Array
-from ._validation import check_array, normalize_axis, resolve_device
+from ._validation import check_array, check_dtype, index_tuple, normalize_axis, resolve_device
 
 _NORMS = ("backward", "ortho", "forward")
 # hfft(x) is irfft(conj(x)) read the other way round: its "backward" is irfft's "forward".
@@ -86,14 +86,14 @@ def _axes_and_sizes(x, s, axes, fname, inverse_real=False):
             raise ValueError(f"{fname}(): s was given without axes; pass the axes s applies to")
         axes = tuple(range(x.ndim))
     else:
-        if hasattr(axes, "__index__"):
-            axes = (axes,)
-        axes = tuple(normalize_axis(a, x.ndim, fname) for a in axes)
+        axes = tuple(normalize_axis(a, x.ndim, fname, "axes") for a in index_tuple(axes, fname, "axes"))
         if len(set(axes)) != len(axes):
             raise ValueError(f"{fname}(): repeated axis in axes {axes}")
     if s is None:
         s = (None,) * len(axes)
     else:
+        if not isinstance(s, (tuple, list)):
+            raise TypeError(f"{fname}(): s must be a tuple of ints, got {type(s).__name__} {s!r}")
         s = tuple(s)
         if len(s) != len(axes):
             raise ValueError(f"{fname}(): s has {len(s)} entries but axes has {len(axes)}")
@@ -219,7 +219,7 @@ def _freq_args(n, d, dtype, fname):
         raise TypeError(f"{fname}(): d must be a real Python number, got {type(d).__name__}")
     if d == 0:
         raise ValueError(f"{fname}(): the sample spacing d must not be zero")
-    dtype = dt.float64 if dtype is None else dt.canonical_dtype(dtype)
+    dtype = dt.float64 if dtype is None else check_dtype(dtype, fname)
     if dtype.kind != "f":
         raise TypeError(f"{fname}(): dtype must be a real floating-point dtype, got {dtype}")
     return n, float(d), dtype
@@ -258,9 +258,7 @@ def _shift(x, axes, fname, inverse):
     check_array(x, fname)
     if axes is None:
         axes = tuple(range(x.ndim))
-    elif hasattr(axes, "__index__"):
-        axes = (axes,)
-    axes = tuple(normalize_axis(a, x.ndim, fname) for a in axes)
+    axes = tuple(normalize_axis(a, x.ndim, fname, "axes") for a in index_tuple(axes, fname, "axes"))
     if not axes:
         return asarray(x, copy=True)
     shifts = tuple(-(x.shape[a] // 2) if inverse else x.shape[a] // 2 for a in axes)

@@ -36,8 +36,8 @@ from ._backend import LinAlgError
 LinAlgError.__module__ = __name__  # users meet it as arrayx.linalg.LinAlgError
 from ._array_object import Array
 from ._linear_algebra_functions import _numeric_pair, matmul, matrix_transpose, tensordot, vecdot
-from ._validation import (broadcast_shapes, check_array, check_dtype_category, normalize_axes,
-                          same_device)
+from ._validation import (broadcast_shapes, check_array, check_dtype, check_dtype_category, check_int,
+                          normalize_axes, same_device)
 
 
 
@@ -207,7 +207,7 @@ def diagonal(x, /, *, offset=0):
     check_array(x, "diagonal")
     if x.ndim < 2:
         raise ValueError(f"diagonal() needs an array of at least 2 dimensions, got {x.ndim}-D")
-    return _new(x._device.backend.diagonal(x._data, operator.index(offset)), x)
+    return _new(x._device.backend.diagonal(x._data, check_int(offset, "diagonal", "offset")), x)
 
 
 # --- composites -------------------------------------------------------------------------------
@@ -253,7 +253,7 @@ def outer(x1, x2, /):
 def trace(x, /, *, offset=0, dtype=None):
     _matrices(x, "trace", category="numeric")
     if dtype is not None:
-        dtype = dt.canonical_dtype(dtype)
+        dtype = check_dtype(dtype, "trace")
     return _stats().sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
 
 
