@@ -1,9 +1,21 @@
-"""Creation functions. Each resolves dtype and device here, then asks the device's backend."""
+"""Creation functions. Each resolves dtype and device here, then asks the device's backend.
+
+Where the standard asks for a Python scalar (the bounds of arange and linspace, num, eye's sizes,
+full's fill_value, shape entries), NumPy scalars and 0-d arrays are accepted as NumPy accepts
+them and converted with int()/float()/complex(); a 0-d array on a cuda device costs one device
+synchronisation (its value is read back to the host). A float where an integer is needed is
+refused, never truncated.
+
+Sizes are checked before anything is allocated: a byte size past what an array can address is a
+ValueError, one larger than the host's memory (for data built on or through the host) a
+MemoryError naming it; on cuda the allocator refuses a size the device cannot hold the same way.
+"""
 
 from __future__ import annotations
 
 import math
 import operator
+import os
 
 import numpy as np
 
@@ -23,6 +35,66 @@ def _default_dtype_for(value):
     if isinstance(value, complex):
         return dt.complex128
     raise TypeError(f"expected a Python bool, int, float or complex, got {type(value).__name__}")
+
+
+def _python_number(value, fname: str, argname: str):
+    """A Python bool/int/float/complex for a Python number, NumPy scalar or 0-d array (one
+    sync for a cuda array); anything else is returned unchanged for the caller to refuse."""
+    if isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic):
+        return value
+    if type(value) is Array or isinstance(value, (np.generic, np.ndarray)):
+        if value.ndim != 0:
+            raise TypeError(f"{fname}(): {argname} must be a scalar or a 0-d array, got an array "
+                            f"of shape {value.shape}")
+        kind = value.dtype.kind
+        convert = {"b": bool, "i": int, "u": int, "f": float, "c": complex}.get(kind)
+        if convert is not None:
+            return convert(value)
+    return value
+
+
+def _python_int(value, fname: str, argname: str) -> int:
+    """operator.index, with a message saying what to pass instead of a float or anything else."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        pass
+    number = _python_number(value, fname, argname)
+    if isinstance(number, float) or isinstance(number, complex):
+        raise TypeError(f"{fname}(): {argname} must be an integer, got the {type(number).__name__} "
+                        f"{number!r}; pass int({argname}) if truncating it is what you mean")
+    raise TypeError(f"{fname}(): {argname} must be an integer, got {type(value).__name__}")
+
+
+def _host_memory():
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # not reported on this platform
+        return None
+
+
+_HOST_MEMORY = _host_memory()
+_MAX_NBYTES = 2**63 - 1  # what NumPy and the CUDA driver can address
+
+
+def _fmt_bytes(n: int) -> str:
+    for unit, size in (("EiB", 2**60), ("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} bytes"
+
+
+def check_size(n: int, dtype, device, fname: str, what: str, through_host: bool = False) -> None:
+    """Refuse `n` elements of `dtype` before allocating: a size no array can address
+    (ValueError) or, for data built on or through the host, more than the host's memory
+    (MemoryError). A cuda device's allocator refuses what the device cannot hold itself."""
+    nbytes = n * dtype.itemsize
+    if nbytes > _MAX_NBYTES:
+        raise ValueError(f"{fname}(): {what} of {dtype} would need {nbytes} bytes, more than an "
+                         f"array can address (2**63 - 1)")
+    if (through_host or device.kind == "cpu") and _HOST_MEMORY is not None and nbytes > _HOST_MEMORY:
+        raise MemoryError(f"{fname}(): {what} of {dtype} needs {_fmt_bytes(nbytes)}, more than "
+                          f"the host's {_fmt_bytes(_HOST_MEMORY)} of memory")
 
 
 def _host_object(obj):
@@ -63,12 +135,35 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         if dtype.kind in "iub" and isinstance(obj, (float, complex)):
             raise TypeError(f"asarray(): cannot make a {dtype} array from a Python {type(obj).__name__}")
         return Array._new(device.backend.full(device, (), obj, dtype), device)
+    if isinstance(obj, range):
+        # Built on the device by arange: NumPy would iterate the range in Python.
+        return _asarray_range(obj, dtype, device, copy)
+    if not isinstance(obj, (np.ndarray, list, tuple)) and hasattr(obj, "__len__") \
+            and not hasattr(obj, "__array_interface__") and not _is_buffer(obj):
+        # A lazy sequence would be iterated element by element: refuse a hopeless size first.
+        check_size(len(obj), dtype or dt.float64, device, "asarray", f"a sequence of {len(obj)} elements",
+                   through_host=True)
     if device.kind == "cpu":
         # NumPy applies the copy semantics itself (copy=False raises if a cast is needed).
         return Array._new(_as_host_array(obj, dtype, copy), device)
     # A device copies host data anyway: no host copy first; its from_host refuses copy=False.
     host = _as_host_array(obj, dtype, False if copy is False else None)
     return Array._new(device.backend.from_host(device, host, copy), device)
+
+
+def _asarray_range(r: range, dtype, device, copy):
+    if copy is False:
+        raise ValueError("asarray(copy=False) cannot wrap a range without copying")
+    from ._validation import check_int_in_range
+    dtype = dt.int64 if dtype is None else dtype
+    n = len(r)
+    check_size(n, dtype, device, "asarray", f"a range of {n} elements")
+    base = dtype if dtype.kind in "iu" else dt.int64  # built as integers, then cast
+    if n:
+        check_int_in_range(r[0], base, "asarray")
+        check_int_in_range(r[-1], base, "asarray")
+    out = Array._new(device.backend.arange(device, r.start, r.step, n, base), device)
+    return out if base is dtype else astype_copy(out, dtype)
 
 
 def _as_host_array(obj, dtype, copy):
@@ -112,21 +207,37 @@ def _creation_dtype(dtype, default=dt.float64):
     return default if dtype is None else dt.canonical_dtype(dtype)
 
 
+def _shape(shape, dtype, device, fname):
+    shape = normalize_shape(shape, fname)
+    check_size(math.prod(shape), dtype, device, fname, f"shape {shape}")
+    return shape
+
+
 def empty(shape, *, dtype=None, device=None):
     device = resolve_device(device)
-    return Array._new(device.backend.empty(device, normalize_shape(shape, "empty"), _creation_dtype(dtype)),
-                      device)
+    dtype = _creation_dtype(dtype)
+    return Array._new(device.backend.empty(device, _shape(shape, dtype, device, "empty"), dtype), device)
 
 
 def full(shape, fill_value, *, dtype=None, device=None):
+    """fill_value may also be a NumPy scalar or a 0-d array (one sync on cuda); with no dtype
+    the result then has its dtype, as in NumPy."""
+    return _full(shape, fill_value, dtype, device, "full")
+
+
+def _full(shape, fill_value, dtype, device, fname):
     device = resolve_device(device)
-    if type(fill_value) is Array:
+    if type(fill_value) is Array or isinstance(fill_value, (np.generic, np.ndarray)):
         if fill_value.ndim != 0:
-            raise ValueError("full(): fill_value must be a scalar or a 0-d array")
-        fill_value = fill_value._device.backend.to_host(fill_value._data).item()
+            raise ValueError(f"{fname}(): fill_value must be a scalar or a 0-d array, got shape "
+                             f"{fill_value.shape}")
+        if dtype is None:
+            dtype = dt.canonical_dtype(fill_value.dtype)
+        fill_value = _python_number(fill_value, fname, "fill_value")
     dtype = _default_dtype_for(fill_value) if dtype is None else dt.canonical_dtype(dtype)
-    _check_fill(fill_value, dtype, "full")
-    return Array._new(device.backend.full(device, normalize_shape(shape, "full"), fill_value, dtype), device)
+    _check_fill(fill_value, dtype, fname)
+    return Array._new(device.backend.full(device, _shape(shape, dtype, device, fname), fill_value, dtype),
+                      device)
 
 
 def _check_fill(value, dtype, fname):
@@ -143,11 +254,11 @@ def _check_fill(value, dtype, fname):
 
 
 def zeros(shape, *, dtype=None, device=None):
-    return full(shape, 0, dtype=_creation_dtype(dtype), device=device)
+    return _full(shape, 0, _creation_dtype(dtype), device, "zeros")
 
 
 def ones(shape, *, dtype=None, device=None):
-    return full(shape, 1, dtype=_creation_dtype(dtype), device=device)
+    return _full(shape, 1, _creation_dtype(dtype), device, "ones")
 
 
 def _like(x, dtype, device, fname):
@@ -158,7 +269,8 @@ def _like(x, dtype, device, fname):
 
 def empty_like(x, /, *, dtype=None, device=None):
     dtype, device = _like(x, dtype, device, "empty_like")
-    return Array._new(device.backend.empty(device, x.shape, dtype), device)
+    return Array._new(device.backend.empty(device, _shape(x.shape, dtype, device, "empty_like"), dtype),
+                      device)
 
 
 def zeros_like(x, /, *, dtype=None, device=None):
@@ -177,9 +289,13 @@ def full_like(x, /, fill_value, *, dtype=None, device=None):
 
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
+    """start, stop and step may also be NumPy scalars or 0-d arrays (one sync each on cuda).
+    A complex dtype gives NumPy's result: the real sequence with zero imaginary parts."""
     device = resolve_device(device)
     if stop is None:
         start, stop = 0, start
+    start, stop, step = (_python_number(v, "arange", name)
+                         for name, v in (("start", start), ("stop", stop), ("step", step)))
     for name, v in (("start", start), ("stop", stop), ("step", step)):
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise TypeError(f"arange(): {name} must be a real Python number, got {type(v).__name__}")
@@ -190,27 +306,38 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
         dtype = dt.int64 if all_int else dt.float64
     else:
         dtype = dt.canonical_dtype(dtype)
-        if dtype.kind not in "iuf":
-            raise TypeError(f"arange(): dtype must be a real numeric dtype, got {dtype}")
+        if dtype is dt.bool:
+            raise TypeError("arange(): dtype must be a numeric dtype, got bool")
         if dtype.kind in "iu" and not all_int:
-            raise TypeError(f"arange(): float bounds cannot make a {dtype} array")
+            raise TypeError(f"arange(): float bounds cannot make a {dtype} array; pass integer "
+                            f"bounds or a floating dtype")
     if all_int:
         length = max(0, -((start - stop) // step))
     else:
+        if not all(math.isfinite(v) for v in (start, stop, step)):
+            raise ValueError(f"arange(): start, stop and step must be finite, got {start}, {stop}, {step}")
         length = max(0, math.ceil((stop - start) / step))
+    check_size(length, dtype, device, "arange", f"{length} elements")
     if dtype.kind in "iu" and length:
         from ._validation import check_int_in_range
         check_int_in_range(start, dtype, "arange")
         check_int_in_range(start + (length - 1) * step, dtype, "arange")
-    return Array._new(device.backend.arange(device, start, step, length, dtype), device)
+    # A complex sequence is the real one of its precision, cast: complex64's equals float32's.
+    real = dt.real_dtype_of(dtype)
+    out = Array._new(device.backend.arange(device, start, step, length, real), device)
+    return out if real is dtype else astype_copy(out, dtype)
 
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
+    """start, stop and num may also be NumPy scalars or 0-d arrays (one sync each on cuda).
+    An integer (or bool) dtype gives NumPy's result: the float64 sequence, floored toward -inf
+    for integers, then cast; bounds whose values the dtype cannot hold are refused."""
     device = resolve_device(device)
+    start, stop = _python_number(start, "linspace", "start"), _python_number(stop, "linspace", "stop")
     for name, v in (("start", start), ("stop", stop)):
         if isinstance(v, bool) or not isinstance(v, (int, float, complex)):
             raise TypeError(f"linspace(): {name} must be a Python number, got {type(v).__name__}")
-    num = operator.index(num)
+    num = _python_int(num, "linspace", "num")
     if num < 0:
         raise ValueError(f"linspace(): num must be non-negative, got {num}")
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
@@ -218,18 +345,49 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
         dtype = dt.complex128 if is_complex else dt.float64
     else:
         dtype = dt.canonical_dtype(dtype)
-        if dtype.kind not in "fc" or (is_complex and dtype.kind != "c"):
-            raise TypeError(f"linspace(): dtype {dtype} cannot hold these bounds")
-    return Array._new(device.backend.linspace(device, start, stop, num, dtype, bool(endpoint)), device)
+        if is_complex and dtype.kind != "c":
+            raise TypeError(f"linspace(): complex bounds cannot make a {dtype} array; pass a "
+                            f"complex dtype")
+    check_size(num, dtype, device, "linspace", f"num={num}")
+    endpoint = bool(endpoint)
+    if dtype.kind in "fc":
+        return Array._new(device.backend.linspace(device, start, stop, num, dtype, endpoint), device)
+    _check_integer_linspace(start, stop, num, endpoint, dtype)
+    backend = device.backend
+    y = backend.linspace(device, start, stop, num, dt.float64, endpoint)
+    if dtype is not dt.bool:
+        y = backend.unary("floor", y)
+    return Array._new(backend.astype(y, dtype, True), device)
+
+
+def _check_integer_linspace(start, stop, num, endpoint, dtype):
+    """The first and last values of an integer linspace must fit the dtype: NumPy's cast would
+    wrap them silently."""
+    if not (math.isfinite(start) and math.isfinite(stop)):
+        raise ValueError(f"linspace(): bounds {start} and {stop} have no {dtype} value; pass "
+                         f"finite bounds")
+    if num == 0 or dtype is dt.bool:
+        return
+    # NumPy's last value: stop itself, or start + (num - 1) * step with step = delta / num.
+    last = stop if endpoint else start + (num - 1) * ((stop - start) / num)
+    from ._validation import int_limits
+    lo, hi = int_limits(dtype)
+    for v in (start, last if num > 1 else start):
+        if not lo <= math.floor(v) <= hi:
+            raise OverflowError(f"linspace(): the value {math.floor(v)} is out of range for "
+                                f"{dtype}; pass bounds within [{lo}, {hi}] or a wider dtype")
 
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
+    """n_rows, n_cols and k may also be NumPy integers or 0-d integer arrays (a sync on cuda)."""
     device = resolve_device(device)
-    n_rows = operator.index(n_rows)
-    n_cols = n_rows if n_cols is None else operator.index(n_cols)
+    dtype = _creation_dtype(dtype)
+    n_rows = _python_int(n_rows, "eye", "n_rows")
+    n_cols = n_rows if n_cols is None else _python_int(n_cols, "eye", "n_cols")
     if n_rows < 0 or n_cols < 0:
         raise ValueError(f"eye(): dimensions must be non-negative, got ({n_rows}, {n_cols})")
-    return Array._new(device.backend.eye(device, n_rows, n_cols, operator.index(k), _creation_dtype(dtype)),
+    check_size(n_rows * n_cols, dtype, device, "eye", f"shape ({n_rows}, {n_cols})")
+    return Array._new(device.backend.eye(device, n_rows, n_cols, _python_int(k, "eye", "k"), dtype),
                       device)
 
 

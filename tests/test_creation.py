@@ -204,10 +204,14 @@ def test_arange_invalid():
         xp.arange(0, 5, 0)
     with pytest.raises(TypeError):
         xp.arange(0, 5, 0.5, dtype=xp.int32)
-    with pytest.raises(TypeError):
-        xp.arange(5, dtype=xp.complex64)
+    with pytest.raises(TypeError, match="bool"):
+        xp.arange(5, dtype=xp.bool)
     with pytest.raises(OverflowError):
         xp.arange(0, 300, 1, dtype=xp.uint8)
+    with pytest.raises(ValueError, match="finite"):
+        xp.arange(0, float("inf"), 1.0)
+    with pytest.raises(TypeError, match="scalar or a 0-d array"):
+        xp.arange(xp.asarray([1, 2]))
 
 
 # --- linspace ------------------------------------------------------------------------------
@@ -230,10 +234,21 @@ def test_linspace(start, stop, num, endpoint, dtype):
 def test_linspace_invalid():
     with pytest.raises(ValueError):
         xp.linspace(0, 1, -1)
-    with pytest.raises(TypeError):
-        xp.linspace(0, 1, 3, dtype=xp.int32)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="complex dtype"):
         xp.linspace(0, 1j, 3, dtype=xp.float64)
+    with pytest.raises(TypeError, match="complex dtype"):
+        xp.linspace(0, 1j, 3, dtype=xp.int32)
+    with pytest.raises(TypeError, match=r"pass int\(num\)"):
+        xp.linspace(0, 1, 3.0)
+    with pytest.raises(TypeError, match=r"pass int\(num\)"):
+        xp.linspace(0, 1, xp.asarray(3.0))
+    # NumPy's cast would wrap these silently.
+    with pytest.raises(OverflowError, match="uint8"):
+        xp.linspace(0, 300, 3, dtype=xp.uint8)
+    with pytest.raises(OverflowError, match="uint8"):
+        xp.linspace(-1, 3, 3, dtype=xp.uint8)
+    with pytest.raises(ValueError, match="finite"):
+        xp.linspace(0, float("nan"), 3, dtype=xp.int32)
 
 
 # --- eye -----------------------------------------------------------------------------------
@@ -327,3 +342,106 @@ def test_asarray_copy_semantics_with_numpy_input():
     cast = xp.asarray(host, dtype=xp.float32)
     assert cast.dtype == xp.float32
     np.testing.assert_array_equal(to_numpy(cast), host.astype(np.float32))
+
+
+# --- NumPy's semantics where the standard is silent (issue 21) ------------------------------
+@pytest.mark.parametrize("start, stop, num, endpoint", [
+    (0, 10, 4, True), (-10, 3, 7, True), (-10, 3, 7, False), (3, -10, 9, True), (-0.5, 0.5, 5, True),
+    (0, 1, 0, True), (5, 5, 3, True), (0, 7, 1, False), (-100, 100, 201, True), (0.9, 17.1, 13, False),
+])
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "bool"])
+def test_linspace_integer_dtype_as_numpy(start, stop, num, endpoint, dtype):
+    expected = np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
+    assert_array_equal(xp.linspace(start, stop, num, endpoint=endpoint, dtype=getattr(xp, dtype)), expected)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "uint16", "uint32", "uint64"])
+def test_linspace_unsigned_dtype_as_numpy(rng, dtype):
+    for _ in range(5):
+        start, stop = sorted(rng.uniform(0, 200, size=2))
+        num = int(rng.integers(0, 30))
+        expected = np.linspace(start, stop, num, dtype=dtype)
+        assert_array_equal(xp.linspace(start, stop, num, dtype=getattr(xp, dtype)), expected)
+
+
+@pytest.mark.parametrize("args", [(5,), (2, 9, 3), (-3, 3, 0.5), (1.5, -2, -0.25), (0,), (4, 4), (0, 1, 0.1)])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_arange_complex_dtype_as_numpy(args, dtype):
+    got = xp.arange(*args, dtype=getattr(xp, dtype))
+    # complex64 is float32's arange cast, which may differ from NumPy's float32 fill in the last ulp.
+    assert_allclose(got, np.arange(*args, dtype=dtype))
+    assert_array_equal(got, to_numpy(xp.arange(*args, dtype=xp.float32 if dtype == "complex64" else xp.float64))
+                       .astype(dtype))
+
+
+def test_numpy_scalars_and_0d_arrays_where_python_scalars_are_expected(rng):
+    a0, b0 = xp.asarray(-1.5), xp.asarray(2.0)
+    assert_array_equal(xp.linspace(a0, b0, xp.asarray(4)), np.linspace(-1.5, 2.0, 4))
+    assert_array_equal(xp.linspace(np.float32(0), np.int64(3), np.int64(4)), np.linspace(0, 3, 4))
+    assert_array_equal(xp.linspace(xp.asarray(1j), 2, 3), np.linspace(1j, 2, 3))
+    assert_array_equal(xp.arange(xp.asarray(5)), np.arange(5))
+    assert_array_equal(xp.arange(np.int64(5)), np.arange(5))
+    assert_array_equal(xp.arange(np.int32(1), np.uint8(9), np.int64(2)), np.arange(1, 9, 2))
+    assert_array_equal(xp.arange(xp.asarray(0.5), np.float64(3)), np.arange(0.5, 3))
+    assert_array_equal(xp.arange(np.array(4)), np.arange(4))
+    assert_array_equal(xp.eye(np.int64(3)), np.eye(3))
+    assert_array_equal(xp.eye(xp.asarray(2), np.int16(3), k=np.int8(1)), np.eye(2, 3, k=1))
+    for shape, expected in ((np.int64(3), (3,)), ((np.int32(2), xp.asarray(3)), (2, 3)),
+                            ((np.uint8(0),), (0,)), ((), ())):
+        assert_array_equal(xp.zeros(shape), np.zeros(expected))
+        assert xp.empty(shape).shape == expected
+    v = make_data(xp.float32, (), rng)
+    for fill, dtype in ((xp.asarray(v), "float32"), (np.float32(v), "float32"), (np.int8(-3), "int8"),
+                        (np.True_, "bool"), (np.array(2.5), "float64"), (xp.asarray(1 + 2j), "complex128")):
+        assert_array_equal(xp.full((2, 3), fill), np.full((2, 3), fill, dtype=dtype))
+    assert_array_equal(xp.full((2,), np.float64(0.5), dtype=xp.float32), np.full(2, 0.5, np.float32))
+    with pytest.raises(TypeError, match="must be an integer"):
+        xp.eye(np.float64(3.0))
+    with pytest.raises(TypeError):
+        xp.full((2,), np.float64(1.5), dtype=xp.int32)
+    with pytest.raises(TypeError, match="integer"):
+        xp.linspace(0, 1, np.float32(2.5))
+
+
+@pytest.mark.parametrize("r", [range(7), range(2, 30, 3), range(10, -5, -4), range(0), range(5, 5),
+                               range(-2**62, 2**62, 2**61)])
+@pytest.mark.parametrize("dtype", [None, "int64", "int32", "float64", "bool", "complex64"])
+def test_asarray_range_as_numpy(r, dtype):
+    if dtype == "int32" and len(r) and not -2**31 <= min(r) <= max(r) < 2**31:
+        with pytest.raises(OverflowError):
+            xp.asarray(r, dtype=xp.int32)
+        return
+    expected = np.asarray(list(r), dtype=dtype or np.int64)
+    assert_array_equal(xp.asarray(r, dtype=None if dtype is None else getattr(xp, dtype)), expected)
+
+
+class _LazySequence:
+    def __len__(self):
+        return 2**40
+
+    def __getitem__(self, i):
+        if i >= 2**40:
+            raise IndexError(i)
+        return i
+
+
+@pytest.mark.parametrize("make", [
+    lambda: xp.asarray(range(2**40)), lambda: xp.asarray(range(0, 2**58, 2)), lambda: xp.asarray(_LazySequence()),
+    lambda: xp.zeros((2**20, 2**20)), lambda: xp.ones(2**40, dtype=xp.complex128),
+    lambda: xp.empty((2**21, 2**21)), lambda: xp.full((2**40,), 1.0),
+    lambda: xp.arange(2**40), lambda: xp.linspace(0, 1, 2**40), lambda: xp.eye(2**21),
+])
+def test_absurd_sizes_raise_before_allocating(make):
+    # Only the host check applies on cpu; on cuda the allocator refuses the same sizes, also
+    # before anything is written.
+    with pytest.raises(MemoryError, match="needs|cannot allocate"):
+        make()
+
+
+@pytest.mark.parametrize("make", [
+    lambda: xp.zeros((2**40, 2**40)), lambda: xp.empty((2**62, 4)), lambda: xp.arange(2**62),
+    lambda: xp.asarray(range(2**62)), lambda: xp.full((2**31, 2**31, 4), 0),
+])
+def test_overflowing_sizes_raise_value_error(make):
+    with pytest.raises(ValueError, match="more than an array can address"):
+        make()
