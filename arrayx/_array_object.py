@@ -461,9 +461,10 @@ def _printable(x: Array) -> tuple[np.ndarray, bool]:
     only), so the text is the whole array's while only what it shows leaves the device.
     """
     options = np.get_printoptions()
-    if x.size <= options["threshold"]:
-        return _host_piece(x), False
     edge = options["edgeitems"]
+    # edgeitems=0 makes NumPy's summary read the whole array (its trailing block is a[-0:])
+    if x.size <= options["threshold"] or edge == 0:
+        return _host_piece(x), False
 
     def assemble(axis: int, key: tuple) -> np.ndarray:
         if axis == x.ndim:
@@ -473,7 +474,7 @@ def _printable(x: Array) -> tuple[np.ndarray, bool]:
             return assemble(axis + 1, key + (slice(None),))
         lead = assemble(axis + 1, key + (slice(None, edge),))
         trail = assemble(axis + 1, key + (slice(n - edge, None),))
-        placeholder = lead[(slice(None),) * axis + (slice(0, 1),)]
+        placeholder = np.zeros(lead.shape[:axis] + (1,) + lead.shape[axis + 1:], lead.dtype)
         return np.concatenate([lead, placeholder, trail], axis=axis)
 
     return assemble(0, ()), True

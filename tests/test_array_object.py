@@ -804,10 +804,21 @@ def test_repr_of_large_arrays_is_numpys_summary(shape, dtype):
         x[:, ::-3] if x.ndim > 1 else x[::-3])
 
 
-def test_repr_follows_numpy_print_options():
-    x = xp.asarray(make_data(xp.float64, (3, 4, 5), np.random.default_rng(50)))
-    with np.printoptions(threshold=10, edgeitems=1, precision=3):
-        assert repr(x) == _whole_array_repr(x) and "..." in repr(x)
+@pytest.mark.parametrize("options", [
+    dict(threshold=10, edgeitems=1, precision=3), dict(threshold=0, edgeitems=1),
+    dict(threshold=5, edgeitems=0), dict(threshold=20, edgeitems=5, suppress=True),
+    dict(threshold=3, edgeitems=2, linewidth=20, floatmode="unique"),
+    dict(threshold=10, legacy="1.13")], ids=repr)
+def test_repr_follows_numpy_print_options(options):
+    rng = np.random.default_rng(50)
+    with np.printoptions(**options):
+        for shape in [(30,), (3, 4, 5), (11, 1, 12), (5, 0, 7)]:
+            for dtype in (xp.float64, xp.uint8, xp.bool, xp.complex64):
+                x = xp.asarray(make_data(dtype, shape, rng))
+                assert repr(x) == _whole_array_repr(x)
+
+
+def test_repr_summarises_past_the_threshold():
     with np.printoptions(threshold=1000):
         assert "..." not in repr(xp.zeros(1000)) and "..." in repr(xp.zeros(1001))
 
