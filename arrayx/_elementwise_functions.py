@@ -50,9 +50,13 @@ def _make_unary(name: str):
 
 # (dtype1, dtype2) -> promoted dtype: for two dtypes of the category, the standard's table; for
 # a pair it leaves undefined, NumPy's result when that is of the category. One lookup checks all.
-_TABLES = {cat: {k: v for k, v in dt.MIXED_PROMOTION_TABLE.items() if v in dt.CATEGORIES[cat]
-                 and (k in dt.PROMOTION_TABLE) <= (k[0] in dt.CATEGORIES[cat] and k[1] in dt.CATEGORIES[cat])}
-           for cat in set(BINARY_CATEGORY.values())}
+def _category_table(category):
+    allowed = dt.CATEGORIES[category]
+    return {k: v for k, v in dt.MIXED_PROMOTION_TABLE.items() if v in allowed and (
+        k not in dt.PROMOTION_TABLE or (k[0] in allowed and k[1] in allowed))}
+
+
+_TABLES = {cat: _category_table(cat) for cat in set(BINARY_CATEGORY.values())}
 # Pairs beyond the standard's table: their operands are cast before the backend sees them.
 _MIXED = frozenset(dt.MIXED_PROMOTION_TABLE.keys() - dt.PROMOTION_TABLE.keys())
 
