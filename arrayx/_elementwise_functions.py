@@ -164,8 +164,8 @@ def _make_in_place(name: str, operands):
         if dtype is not a.dtype or name in BOOL_RESULT_BINARY:
             result = dt.bool if name in BOOL_RESULT_BINARY else dtype
             raise TypeError(f"in-place {name} would change the dtype of a {a.dtype} array to "
-                            f"{result} (an in-place operator keeps the left operand's dtype); "
-                            f"write x = {name}(x, y) to get a {result} result")
+                            f"{result}, and an in-place operator keeps the left operand's dtype; "
+                            f"write x = {name}(x, y) for the {result} result")
         if type(b) is not type(a) or b.shape == a.shape or broadcast_shapes(a.shape, b.shape) == a.shape:
             device.backend.binary(name, a, b, dtype, out=a)
             return self
