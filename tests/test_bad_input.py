@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import arrayx as xp
-from conftest import ALL_DTYPES
+from conftest import ALL_DTYPES, assert_array_equal
 from test_elementwise import BINARY, CATEGORY, UNARY
 
 
@@ -207,3 +207,45 @@ def test_binary_needs_an_array(name):
     for other in ([1], np.ones(2), "s", None):
         with pytest.raises(TypeError):
             fn(x, other)
+
+
+# --- dtype arguments and casts (issue 20) ----------------------------------------------------
+def test_dtype_arguments_name_the_argument():
+    x = xp.asarray([1.0, 2.0])
+    for fn, fname, argname in [(lambda d: xp.astype(x, d), "astype", "dtype"),
+                               (lambda d: xp.isdtype(d, "numeric"), "isdtype", "dtype"),
+                               (lambda d: xp.isdtype(xp.int8, d), "isdtype", "kind"),
+                               (lambda d: xp.can_cast(d, xp.int8), "can_cast", "from_"),
+                               (lambda d: xp.can_cast(xp.int8, d), "can_cast", "to"),
+                               (lambda d: xp.finfo(d), "finfo", "type"),
+                               (lambda d: xp.result_type(x, d), "result_type", "arrays_and_dtypes"),
+                               (lambda d: xp.fft.fftfreq(4, dtype=d), "fftfreq", "dtype"),
+                               (lambda d: xp.linalg.trace(xp.ones((2, 2)), dtype=d), "trace", "dtype")]:
+        for bad in ([xp.float64], {"a": 1}, object(), np.float16):
+            with pytest.raises(TypeError, match=f"{fname}\\(\\): {argname} must be an array API dtype"):
+                fn(bad)
+
+
+def test_isdtype_rejects_an_unknown_kind_anywhere_in_a_tuple():
+    assert xp.isdtype(xp.int8, ("integral", "real floating")) is True
+    assert xp.isdtype(xp.int8, ("bool", xp.int8)) is True
+    for kind in (("integral", "bogus"), ("bogus", "integral"), "bogus", ("bool", "Integral")):
+        with pytest.raises(ValueError, match="unknown kind"):
+            xp.isdtype(xp.int8, kind)
+    with pytest.raises(TypeError, match="kind"):
+        xp.isdtype(xp.int8, ("integral", 3))
+
+
+@pytest.mark.parametrize("src", [xp.complex64, xp.complex128])
+def test_astype_complex(src):
+    # The standard: complex to a real-valued dtype should not be permitted (NumPy drops the
+    # imaginary part with a warning); complex to complex and to bool (nonzero) are casts.
+    a = np.array([1 + 2j, 0j, -0.0 + 3j], dtype=src)
+    x = xp.asarray(a)
+    for dst in (xp.int8, xp.int32, xp.uint64, xp.float32, xp.float64):
+        with pytest.raises(TypeError) as err:
+            xp.astype(x, dst)
+        assert str(src) in str(err.value) and str(dst) in str(err.value)
+    assert_array_equal(xp.astype(x, xp.bool), np.array([True, False, True]))
+    for dst in (xp.complex64, xp.complex128):
+        assert_array_equal(xp.astype(x, dst), a.astype(dst))

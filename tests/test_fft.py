@@ -302,3 +302,18 @@ def test_length_one_transforms(rng, dtype, norm):
     got = xp.fft.rfft(real, n=1, axis=1, norm=norm)
     assert got.dtype == dtype and got.shape == (3, 1)
     assert_allclose(got, np.fft.rfft(data.real, n=1, axis=1, norm=norm).astype(dtype))
+
+
+def test_axes_and_s_argument_types():
+    a = random_array(np.random.default_rng(7), (4, 6), np.complex128)
+    x = xp.asarray(a)
+    # lists where the standard says tuples (SciPy passes them), as NumPy takes them
+    assert_allclose(F.fftn(x, axes=[0, 1]), np.fft.fftn(a, axes=(0, 1)))
+    assert_allclose(F.fftn(x, s=[4, 3], axes=[0, 1]), np.fft.fftn(a, s=(4, 3), axes=(0, 1)))
+    assert_array_equal(F.fftshift(x, axes=[1]), np.fft.fftshift(a, axes=(1,)))
+    assert_array_equal(F.ifftshift(x, axes=-1), np.fft.ifftshift(a, axes=-1))
+    for fn in (lambda: F.fftshift(x, axes=1.0), lambda: F.ifftshift(x, axes=(0, None)),
+               lambda: F.fftn(x, axes=1.0), lambda: F.rfftn(xp.real(x), axes=("0",)),
+               lambda: F.fftn(x, s=4, axes=(0,)), lambda: F.fftn(x, s=None, axes=[0.0])):
+        with pytest.raises(TypeError, match=r"(axes|s) must"):
+            fn()

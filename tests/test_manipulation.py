@@ -373,3 +373,78 @@ def test_repeat_array_negative_and_empty():
     assert_array_equal(xp.repeat(e, xp.asarray(np.zeros(0, np.int64)), axis=0), np.zeros((0, 3)))
     assert_array_equal(xp.repeat(e, xp.asarray([1, 2, 0]), axis=1), np.zeros((0, 3)))
     assert_array_equal(xp.repeat(xp.asarray([1.0, 2.0]), xp.asarray([0, 0])), np.zeros(0))
+
+
+# --- argument checks (issue 20) and list axes (issue 21) -------------------------------------
+def test_repeat_and_tile_refuse_results_past_the_address_space():
+    x = xp.ones(3)
+    for fn in (lambda: xp.repeat(x, 2**62), lambda: xp.repeat(xp.ones(1), 2**62),
+               lambda: xp.repeat(xp.ones((2, 2)), 2**62, axis=1),
+               lambda: xp.repeat(xp.ones(2), xp.asarray([2**62, 2**62])),
+               lambda: xp.repeat(xp.ones(2), xp.asarray([2**63, 1], dtype=xp.uint64)),
+               lambda: xp.tile(x, (2**62,)), lambda: xp.tile(xp.ones((2, 2)), (2**31, 2**31))):
+        with pytest.raises(ValueError, match=r"the result would have \d+ elements"):
+            fn()
+    # the limit is in bytes: int8 is refused only past 2**63 - 1 elements
+    with pytest.raises(ValueError, match="9223372036854775808 elements of int8"):
+        xp.repeat(xp.ones(2, dtype=xp.int8), 2**62)
+    # a zero count keeps the result empty, however large the other factor
+    assert xp.repeat(xp.ones(0), 2**62).shape == (0,)
+
+
+def test_repeat_and_tile_argument_types():
+    x = xp.asarray([1.0, 2.0])
+    for bad in (1.5, None, "2", True, [2]):
+        with pytest.raises(TypeError, match="repeats"):
+            xp.repeat(x, bad)
+    with pytest.raises(ValueError, match="non-negative, got -1"):
+        xp.repeat(x, -1)
+    with pytest.raises(ValueError, match="count of -3"):
+        xp.repeat(x, xp.asarray([1, -3]))
+    assert_array_equal(xp.tile(x, 2), np.tile([1.0, 2.0], 2))  # an int, as NumPy takes it
+    assert_array_equal(xp.tile(x, [2, 1]), np.tile([1.0, 2.0], [2, 1]))
+    for bad in (1.5, None, (2, None), (2.0,), "2"):
+        with pytest.raises(TypeError, match="tile.*repetitions"):
+            xp.tile(x, bad)
+
+
+def test_shapes_checked_with_the_argument_named():
+    x = xp.ones((1, 2))
+    assert_array_equal(xp.broadcast_to(xp.ones(1), 3), np.ones(3))
+    assert xp.broadcast_shapes((2, 1), [1, 3], 3) == np.broadcast_shapes((2, 1), (1, 3), 3)
+    for shapes, err, argname in [(((1,), (None,)), TypeError, r"shapes\[1\]"),
+                                 (((1, 2.0),), TypeError, r"shapes\[0\]"),
+                                 (((1, 2), (-1, 2)), ValueError, r"shapes\[1\]"),
+                                 (((1,), "ab"), TypeError, r"shapes\[1\]")]:
+        with pytest.raises(err, match=f"broadcast_shapes.*{argname}"):
+            xp.broadcast_shapes(*shapes)
+    for bad, err in [(None, TypeError), ((2, 2.0), TypeError), ((2, -2), ValueError), (1.0, TypeError)]:
+        with pytest.raises(err, match="broadcast_to.*shape"):
+            xp.broadcast_to(x, bad)
+    for bad in ((2, 1.0), None, 2.0, (2, None)):
+        with pytest.raises(TypeError, match="reshape.*shape"):
+            xp.reshape(x, bad)
+    assert xp.reshape(x, [2, 1]).shape == (2, 1)
+
+
+def test_axes_as_lists_and_bad_axes():
+    a = np.arange(24.0).reshape(2, 3, 4)
+    x = xp.asarray(a)
+    assert_array_equal(xp.moveaxis(x, [0, 2], (-2, -1)), np.moveaxis(a, [0, 2], (-2, -1)))
+    assert_array_equal(xp.permute_dims(x, [2, 0, 1]), np.transpose(a, [2, 0, 1]))
+    assert_array_equal(xp.flip(x, axis=[0, 2]), np.flip(a, axis=(0, 2)))
+    assert_array_equal(xp.squeeze(xp.ones((1, 2, 1)), axis=[0, 2]), np.ones(2))
+    assert_array_equal(xp.expand_dims(x, axis=[0, -1]), np.expand_dims(a, axis=(0, -1)))
+    assert_array_equal(xp.roll(x, [1, 2], axis=[0, 2]), np.roll(a, (1, 2), axis=(0, 2)))
+    assert_array_equal(xp.permute_dims(xp.ones(3), 0), np.ones(3))
+    for fn, argname in [(lambda: xp.permute_dims(x, 1.0), "axes"), (lambda: xp.permute_dims(x, None), "axes"),
+                        (lambda: xp.permute_dims(x, (0, 1.0, 2)), "axes"),
+                        (lambda: xp.moveaxis(x, 0.0, 1), "source"), (lambda: xp.moveaxis(x, 0, [None]), "destination"),
+                        (lambda: xp.flip(x, axis=1.5), "axis"), (lambda: xp.expand_dims(x, axis="0"), "axis"),
+                        (lambda: xp.roll(x, 1.5, axis=0), "shift"), (lambda: xp.roll(x, 1.5), "shift")]:
+        with pytest.raises(TypeError, match=argname):
+            fn()
+    with pytest.raises(ValueError, match="permute_dims.*axes"):
+        xp.permute_dims(x, 1)
+    with pytest.raises(ValueError, match="repeated axis"):
+        xp.flip(x, axis=[1, -2])

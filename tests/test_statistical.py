@@ -693,3 +693,25 @@ def test_cumulative_empty_and_degenerate_shapes(fn):
                        np.full((3, 1), ident, np.int64))
     with pytest.raises(ValueError):
         f(xp.asarray(1.0))
+
+
+# --- axes as lists (issue 21) and checked argument types (issue 20) --------------------------
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min", "mean", "var", "std"])
+def test_reductions_take_list_axes(name):
+    a = np.arange(1.0, 25.0).reshape(2, 3, 4)
+    fn = getattr(xp, name)
+    ref = getattr(np, name)(a, axis=(0, 2))
+    assert_allclose(fn(xp.asarray(a), axis=[0, 2]), ref)
+    assert_allclose(fn(xp.asarray(a), axis=[-1, 0], keepdims=True), getattr(np, name)(a, axis=(0, 2), keepdims=True))
+    for bad in ([0, 1.0], 1.0, "0", [None]):
+        with pytest.raises(TypeError, match=f"{name}.*axis"):
+            fn(xp.asarray(a), axis=bad)
+    with pytest.raises(ValueError, match="repeated axis"):
+        fn(xp.asarray(a), axis=[0, -3])
+
+
+def test_sum_dtype_argument_checked():
+    x = xp.asarray([1, 2])
+    for bad in ([xp.int64], "integer", {}, object()):
+        with pytest.raises(TypeError, match="sum.*dtype must be an array API dtype"):
+            xp.sum(x, dtype=bad)
