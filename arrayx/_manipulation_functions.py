@@ -5,7 +5,6 @@ stack and tile are written here from those."""
 from __future__ import annotations
 
 import math
-import operator
 
 from . import _dtypes as dt
 from ._array_object import Array

@@ -37,11 +37,6 @@ FUZZ = settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database
 #: the array's dtype (test_bad_input documents it). LinAlgError is a ValueError.
 CLEAN = (TypeError, ValueError, IndexError, MemoryError, OverflowError)
 
-#: Known failures found by this fuzz in files outside the namespace layer this test's author
-#: owns, by function name: left for their owners (see the report of issue 20).
-KNOWN = {}
-
-
 # --- argument strategies --------------------------------------------------------------------
 class Arr:
     """An array argument: built on DEVICE for arrayx and as the same NumPy array."""
@@ -271,8 +266,6 @@ def _skip_compare(name, args, kwargs):
 def test_fuzz_namespace(data):
     name, fx, fn, strategy = data.draw(st.sampled_from(CASES), label="function")
     args, kwargs = data.draw(strategy, label="arguments")
-    if name in KNOWN:
-        pytest.xfail(KNOWN[name])
     try:
         with np.errstate(all="ignore"):
             got = fx(*map(_to_xp, args), **{k: _to_xp(v) for k, v in kwargs.items()})
@@ -318,10 +311,6 @@ CRASH_PRONE = [
     ("linspace", "xp.linspace(0, 1, {h})"),
     ("asarray", "xp.asarray(range({h}))"),
 ]
-
-#: Crash-prone calls of functions outside this test author's files that fail: left to their
-#: owners (reported for issue 20). Keyed by the function name in CRASH_PRONE.
-KNOWN_CRASH_PRONE = {}
 
 _RUNNER = textwrap.dedent("""
     import sys
@@ -386,8 +375,5 @@ def test_fuzz_crash_prone_in_subprocess():
             problems.append((name, f"{src} with x=ones({shape}, {dtype}): {outcome}"))
         elif outcome.startswith("result") and math.prod(eval(outcome.split(" ", 1)[1]) or ()) > 2**40:
             problems.append((name, f"{src}: accepted, shape {outcome}"))
-    unexpected = [p for p in problems if p[0] not in KNOWN_CRASH_PRONE]
-    assert len(ended) == len(cases) or problems, f"subprocess stopped early ({rc}): {err[-2000:]}"
-    assert not unexpected, "\n".join(f"{n}: {p}" for n, p in unexpected[:20])
-    if problems:
-        pytest.xfail("; ".join(sorted({KNOWN_CRASH_PRONE[n] for n, _ in problems})))
+    assert not problems, "\n".join(f"{n}: {p}" for n, p in problems[:20])
+    assert len(ended) == len(cases), f"subprocess stopped early ({rc}): {err[-2000:]}"
