@@ -55,7 +55,7 @@ _BY_NAME = {d.name: d for d in all_dtypes}
 
 def canonical_dtype(dtype) -> np.dtype:
     """Return the arrayx dtype for ``dtype`` or raise TypeError for anything else."""
-    if dtype in _ALL and isinstance(dtype, np.dtype):
+    if isinstance(dtype, np.dtype) and dtype in _ALL:  # (a list would not even hash)
         return dtype
     try:
         d = np.dtype(dtype)

@@ -75,10 +75,7 @@ def isin(x1, x2, /, *, invert=False):
             if x2._device is not device:
                 raise ValueError(f"isin(): x2 is on {x2._device} but x1 is on {device}")
             b = x2._data
-            dtype = dt.PROMOTION_TABLE.get((a.dtype, b.dtype))
-            if dtype is None:
-                raise TypeError(f"isin(): {a.dtype} and {b.dtype} have no common dtype under the "
-                                f"array API's promotion rules, so their values cannot be compared")
+            dtype = dt.promote(a.dtype, b.dtype)
             if b.dtype is not dtype:
                 b = backend.astype(b, dtype, True)
         else:

@@ -33,9 +33,9 @@ def _check_edge(x, edge, axis, label):
             [n for i, n in enumerate(x.shape) if i != axis]:
         raise ValueError(f"diff(): {label} of shape {edge.shape} must match x's shape {x.shape} "
                          f"except along axis {axis}")
-    if edge.dtype not in _NUMERIC or dt.PROMOTION_TABLE.get((x.dtype, edge.dtype)) is None:
-        raise TypeError(f"diff(): {label} ({edge.dtype}) and x ({x.dtype}) have no common "
-                        f"numeric dtype")
+    if edge.dtype not in _NUMERIC:  # numeric pairs always promote (_dtypes.promote)
+        raise TypeError(f"diff(): {label} must have a numeric dtype, like x ({x.dtype}); "
+                        f"got {edge.dtype}")
 
 
 def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
