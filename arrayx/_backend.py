@@ -129,6 +129,14 @@ PRIMITIVES = {
                   "'cumulative_prod'.",
     "nonzero": "(a) -> tuple of native int64 arrays (a.ndim >= 1).",
     "searchsorted": "(sorted_1d, values, side) -> native int64.",
+    "row_function": "(name, a, weight, bias, eps: float) -> native: a fused function of each row "
+                    "(the last axis, length K) of `a` (real floating, at least 1-D, any layout), "
+                    "computed in a's dtype: 'softmax', 'log_softmax', 'layer_norm', 'rms_norm' "
+                    "give a's shape, 'logsumexp' gives a.shape[:-1] (an empty row: -inf). "
+                    "`weight`/`bias` are None or native 1-D arrays of length K and a's dtype "
+                    "(any layout), used by layer_norm (both) and rms_norm (weight); `eps` is the "
+                    "norms' variance epsilon (>= 0). See arrayx/_row_functions.py for the "
+                    "formulas and their non-finite cases.",
     # --- sorting and sets -------------------------------------------------------------------
     "sort": "(a, axis, descending, stable) -> native; NaNs last (first when descending).",
     "argsort": "(a, axis, descending, stable) -> native int64.",

@@ -7,9 +7,10 @@ it).
 
 from .._backend import PRIMITIVES
 from .._registry import register_backend
-from . import (creation, elementwise, linalg, fft, manipulation, statistical, searching, sorting,
-               sets)
+from . import (creation, elementwise, linalg, fft, manipulation, rows, statistical, searching,
+               sorting, sets)
 
-_MODULES = (creation, elementwise, manipulation, statistical, searching, sorting, sets, linalg, fft)
+_MODULES = (creation, elementwise, manipulation, statistical, searching, sorting, sets, linalg, fft,
+            rows)
 
 register_backend("cpu", {name: getattr(m, name) for m in _MODULES for name in PRIMITIVES if hasattr(m, name)})
