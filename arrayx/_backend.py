@@ -122,11 +122,16 @@ PRIMITIVES = {
     "diagonal": "(a, offset) -> native: the diagonal of the last two axes.",
     # --- reductions, scans, search ------------------------------------------------------------
     "reduce": "(name, a, axes: tuple, keepdims, dtype) -> native: name in sum, prod, max, min, "
-              "mean, all, any; `dtype` is the result/accumulation dtype.",
+              "mean, all, any; `dtype` is the result/accumulation dtype. Beyond the standard, "
+              "for floating `a` only: nansum, nanprod, nanmax, nanmin, nanmean, NaN treated as "
+              "absent (an all-NaN slice: nansum 0, nanprod 1, nanmax/nanmin/nanmean NaN; "
+              "nanmax/nanmin never get an empty slice).",
     "argreduce": "(name, a, axis: int|None, keepdims) -> native int64: argmax/argmin, first index "
-                 "on ties.",
+                 "on ties; for floating `a` also nanargmax/nanargmin: NaN ranked as -inf/+inf "
+                 "(NumPy's rule), -1 where the slice is all NaN.",
     "cumulative": "(name, a, axis, dtype, include_initial) -> native: name is 'cumulative_sum' or "
-                  "'cumulative_prod'.",
+                  "'cumulative_prod', or for floating `a` 'cumulative_nansum' / "
+                  "'cumulative_nanprod' (NaN read as 0 / 1).",
     "nonzero": "(a) -> tuple of native int64 arrays (a.ndim >= 1).",
     "searchsorted": "(sorted_1d, values, side) -> native int64.",
     "row_function": "(name, a, weight, bias, eps: float) -> native: a fused function of each row "

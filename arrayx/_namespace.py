@@ -9,6 +9,7 @@ from ._elementwise_functions import *  # noqa: F401,F403
 from ._indexing_functions import *  # noqa: F401,F403
 from ._linear_algebra_functions import *  # noqa: F401,F403
 from ._manipulation_functions import *  # noqa: F401,F403
+from ._nan_functions import *  # noqa: F401,F403
 from ._row_functions import *  # noqa: F401,F403
 from ._searching_functions import *  # noqa: F401,F403
 from ._set_functions import *  # noqa: F401,F403

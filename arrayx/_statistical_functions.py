@@ -1,5 +1,6 @@
 """Statistical functions: reductions (sum, prod, max, min, mean) and scans (cumulative_sum,
-cumulative_prod) are backend primitives; var and std are written here from them.
+cumulative_prod) are backend primitives; var and std are written here from them. Beyond the
+standard, mean takes NumPy's `dtype=` (the accumulation and result dtype).
 
 Result dtypes follow the standard: sum/prod/cumulative_* of a signed integer (or bool) array
 give int64, of an unsigned one uint64, of a floating one the same dtype, unless `dtype` is given;
@@ -97,9 +98,25 @@ def min(x, /, *, axis=None, keepdims=False):
     return _extremum("min", x, axis, keepdims)
 
 
-def mean(x, /, *, axis=None, keepdims=False):
+def _mean_dtype(x, dtype, fname):
+    """The result (and accumulation) dtype of mean/nanmean: `dtype` when given (beyond the
+    standard, as NumPy's: any floating dtype that keeps the values' kind), else the standard's."""
+    if x.dtype.kind not in "iufc":
+        raise TypeError(f"{fname}() requires a floating-point (or integer) dtype, got {x.dtype}")
+    if dtype is None:
+        return x.dtype if x.dtype.kind in "fc" else dt.float64
+    dtype = check_dtype(dtype, fname)
+    if dtype.kind not in "fc":
+        raise TypeError(f"{fname}(): dtype must be a floating-point dtype, got {dtype}")
+    if x.dtype.kind == "c" and dtype.kind != "c":
+        raise TypeError(f"{fname}(): cannot average a {x.dtype} array in {dtype} (that would "
+                        f"discard the imaginary parts)")
+    return dtype
+
+
+def mean(x, /, *, axis=None, keepdims=False, dtype=None):
     check_array(x, "mean")
-    return _reduce("mean", x, axis, keepdims, _floating_dtype(x, "mean"), "mean")
+    return _reduce("mean", x, axis, keepdims, _mean_dtype(x, dtype, "mean"), "mean")
 
 
 def _var(x, axis, correction, keepdims, fname):

@@ -2,6 +2,13 @@
 
 The namespace has validated every argument; `axes` is a sorted tuple of non-negative ints and
 `dtype` the result dtype. Zero-d results come back as 0-d ndarrays, never NumPy scalars.
+
+The NaN-ignoring forms (floating input only) follow NumPy's nan-functions: NaN replaced by the
+operation's identity (nansum, nanprod, nancumsum, nancumprod, nanmean's sum and count; -inf /
++inf for nanargmax / nanargmin), nanmax/nanmin as np.fmax/np.fmin reductions. They are written
+from the ufuncs rather than called as np.nansum etc. so that they warn of nothing (NumPy's warn
+of all-NaN slices with warnings.warn, which the error state does not silence) and so that
+nansum starts from -0.0 as sum does.
 """
 
 import math
@@ -38,7 +45,28 @@ def _sum(a, axes, keepdims, dtype):
     return np.add.reduce(a, axis=axes, dtype=dtype, keepdims=keepdims)
 
 
+def _without_nan(a, fill):
+    """`a` with its NaNs (complex: either part NaN) replaced by `fill`."""
+    mask = np.isnan(a)
+    return np.where(mask, a.dtype.type(fill), a) if mask.any() else a
+
+
+def _nan_reduce(name, a, axes, keepdims, dtype):
+    if name == "nansum":
+        return _sum(_without_nan(a, 0), axes, keepdims, dtype)
+    if name == "nanprod":
+        return _reduce("prod", _without_nan(a, 1), axes, keepdims, dtype)
+    if name == "nanmean":
+        total = _sum(_without_nan(a, 0), axes, keepdims, dtype)
+        count = np.add.reduce(~np.isnan(a), axis=axes, keepdims=keepdims, dtype=np.int64)
+        return np.divide(total, count, dtype=dtype)
+    fold = np.fmax if name == "nanmax" else np.fmin
+    return fold.reduce(a, axis=axes, keepdims=keepdims)
+
+
 def _reduce(name, a, axes, keepdims, dtype):
+    if name.startswith("nan"):
+        return _nan_reduce(name, a, axes, keepdims, dtype)
     if name == "sum":
         return _sum(a, axes, keepdims, dtype)
     if name == "prod":
@@ -59,20 +87,30 @@ def reduce(name, a, axes, keepdims, dtype):
 
 
 def argreduce(name, a, axis, keepdims):
-    out = (np.argmax if name == "argmax" else np.argmin)(a, axis=axis, keepdims=keepdims)
+    nan = name.startswith("nan")
+    if nan:  # NaN ranked as -inf / +inf (NumPy's rule); -1 where the slice is all NaN
+        mask = np.isnan(a)
+        a = np.where(mask, -np.inf if name == "nanargmax" else np.inf, a)
+    out = (np.argmax if name.endswith("argmax") else np.argmin)(a, axis=axis, keepdims=keepdims)
     if out.__class__ is not _ndarray or out.dtype != np.int64:
         out = np.asarray(out, dtype=np.int64)
+    if nan:
+        out[mask.all(axis=axis, keepdims=keepdims)] = -1
     return out
 
 
-# the standard's cumulative functions: (ufunc, the value include_initial puts first)
-_SCANS = {"sum": (np.add, 0), "prod": (np.multiply, 1)}
+# the cumulative functions: (ufunc, the value include_initial puts first and a NaN becomes in
+# the NaN-ignoring ones)
+_SCANS = {"sum": (np.add, 0), "prod": (np.multiply, 1), "nansum": (np.add, 0),
+          "nanprod": (np.multiply, 1)}
 
 
 @quiet
 def cumulative(name, a, axis, dtype, include_initial):
     op = name[len("cumulative_"):]
     ufunc, initial = _SCANS[op]
+    if op.startswith("nan"):
+        a = _without_nan(a, initial)
     a = _as_accumulated(a, dtype)
     return _scan(ufunc, initial, a, axis, dtype, include_initial)
 

@@ -1,4 +1,5 @@
-"""The reduction kernel family: sum, prod, max, min, mean, all, any and argmax/argmin.
+"""The reduction kernel family: sum, prod, max, min, mean, all, any and argmax/argmin, and the
+NaN-ignoring nansum, nanprod, nanmax, nanmin, nanmean, nanargmax and nanargmin.
 
 Three kernel templates (``source.py``), each specialised per (reduction, input dtype, result
 dtype, variant, vector width), never per shape; shapes and strides are arguments. The host

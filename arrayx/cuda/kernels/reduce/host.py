@@ -78,7 +78,7 @@ def out_geometry(shape, axes, keepdims):
     return out, math.prod(out), math.prod(shape[i] for i in axes) == 0
 
 
-_EMPTY_VALUE = {"sum": 0, "prod": 1, "all": True, "any": False}
+_EMPTY_VALUE = {"sum": 0, "prod": 1, "all": True, "any": False, "nansum": 0, "nanprod": 1}
 
 
 def reduce(name, a, axes, keepdims, dtype):
@@ -93,7 +93,8 @@ def reduce(name, a, axes, keepdims, dtype):
     out = new_array(dev.index, shape, dtype, dev.allocator, size)
     if empty:  # an empty reduction: its identity
         value = _EMPTY_VALUE.get(name)
-        if value is None:  # mean: 0 / 0; max and min of nothing are rejected by the namespace
+        if value is None:  # (nan)mean: 0 / 0; (nan)max and (nan)min of nothing are rejected
+            # by the namespace
             value = complex(math.nan, math.nan) if dtype.kind == "c" else math.nan
         return elementwise.fill(out, value)
     _reduce_into(dev, name, a, axes, out, True)
@@ -101,7 +102,8 @@ def reduce(name, a, axes, keepdims, dtype):
 
 
 def argreduce(name, a, axis, keepdims):
-    """The `argreduce` primitive: argmax/argmin, int64, first index on ties and first NaN."""
+    """The `argreduce` primitive: argmax/argmin, int64, first index on ties and first NaN;
+    nanargmax/nanargmin, -1 for an all-NaN slice."""
     dev = runtime.get_device(a.device_index)
     axes = tuple(range(a.ndim)) if axis is None else (axis,)
     shape, size, _ = out_geometry(a.shape, axes, keepdims)

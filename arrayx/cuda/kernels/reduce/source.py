@@ -18,7 +18,7 @@ from ...engine.layout import vector_width
 from .._common import BOOL, KernelSource, element_type
 from .._common import vload_statement
 from . import tuning
-from .reduction import ARG, Reduction
+from .reduction import ARG, NAN, NAN_ARG, Reduction
 
 PREAMBLE = "INF = float('inf')\n"  # max/min identities of floating inputs
 
@@ -221,7 +221,8 @@ def group_spec(red, lay, T, N, vec, Dk, Dr, split, bits):
         types += [idx_t] * Dr + ["int64"] * Dr
     lanes = N if lay == "contig" else 1
     acc = _parts("a0", red)
-    src = KernelSource(group_name(red, lay, T, N, vec, Dk, Dr, split, bits), args, PREAMBLE)
+    src = KernelSource(group_name(red, lay, T, N, vec, Dk, Dr, split, bits), args,
+                       PREAMBLE + red.constants)
 
     src.section("this thread's group g (its output element) and split part s", [
         "tid = cuda.threadIdx.x", "b = cuda.blockIdx.x", f"lane = tid % {T}",
@@ -315,7 +316,7 @@ def column_spec(red, N, vec, split):
     args += ["K", "sK", "M", "B", "sB", "S", "tiles", "count"]
     types += ["int64"] * 7 + ["float64"]
     W = 32 * N
-    src = KernelSource(column_name(red, N, vec, split), args, PREAMBLE)
+    src = KernelSource(column_name(red, N, vec, split), args, PREAMBLE + red.constants)
 
     src.section("this thread's column tile (W columns of one batch), warp and split part", [
         "tid = cuda.threadIdx.x", "lane = tid % 32", "w = tid // 32", "b = cuda.blockIdx.x",
@@ -358,10 +359,13 @@ def column_spec(red, N, vec, split):
 
 def precompile_specs():
     """The kernels the commonest reductions launch (for precompile.py): every operation on
-    float32/float64 (and sum/all/any on int32, int64, bool) over contiguous rows of each group
-    size, split rows (the all-reduce), and columns (vector and scalar, split or not)."""
+    float32/float64 (and sum/all/any on int32, int64, bool; the NaN-ignoring ones on float32 and
+    float64 only) over contiguous rows of each group size, split rows (the all-reduce), and
+    columns (vector and scalar, split or not)."""
     f32, f64, i32, i64 = (np.dtype(d) for d in ("float32", "float64", "int32", "int64"))
     cases = [(n, d, d) for n in ("sum", "prod", "max", "min", "mean") for d in (f32, f64)]
+    cases += [(n, d, d) for n in NAN if n not in NAN_ARG for d in (f32, f64)]
+    cases += [(n, d, i64) for n in NAN_ARG for d in (f32, f64)]
     cases += [(n, d, BOOL) for n in ("all", "any") for d in (BOOL, i32, f32)]
     cases += [("sum", d, i64) for d in (BOOL, i32, i64)]
     cases += [(n, d, i64) for n in ARG for d in (f32, f64, i32, i64)]

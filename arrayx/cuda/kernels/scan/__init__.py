@@ -1,5 +1,6 @@
-"""The scan kernel family: cumulative sums and products, and the flag scans (ranks) that the
-mask family (nonzero, boolean-mask selection and assignment) builds on.
+"""The scan kernel family: cumulative sums and products (and their NaN-ignoring forms, NaN
+read as 0 / 1 on load), and the flag scans (ranks) that the mask family (nonzero, boolean-mask
+selection and assignment) builds on.
 
 * ``row_kernel.py``: the decoupled look-back row scan (its configuration, ``RowScan``, and
   ``row_spec``, which reads as the kernel's control flow); ``status.py``: its tile status words;

@@ -214,7 +214,7 @@ def cumulative(name, a, axis, dtype, include_initial):
     if extra:
         first = out.view(shape[:axis] + (1,) + shape[axis + 1:], out.strides, out.offset)
         if first.size:
-            elementwise.fill(first, 0 if op == "sum" else 1)
+            elementwise.fill(first, 0 if op in ("sum", "nansum") else 1)
     if a.size:
         dst = _take_along(out, axis, extra)
         if all(m == 1 for m in a.shape[axis + 1:]):

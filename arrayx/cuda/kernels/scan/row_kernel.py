@@ -55,6 +55,8 @@ class RowScan(NamedTuple):
     """One row-scan kernel's configuration (a NamedTuple: the host builds one a call as part of
     the kernel's cache key, cheaper than a frozen dataclass).
 
+    `op`: "sum" or "prod", or "nansum" / "nanprod" (a NaN of floating input read as 0 / 1).
+
     `flag`: scan "x != 0" (ranks) instead of x. `in_kind` / `out_kind`: 'v' (flat and 16-byte
     aligned: vector access) or 's' (element (r, p) at r * row stride + p * column stride: any
     other view). `bits`: of the index arithmetic. `segmented` False: one row (M == 1), no
@@ -313,10 +315,10 @@ class _RowKernel:
         cfg, N, W = self.cfg, self.N, self.warp_chunk
         out = []
         for v in range(self.V):
-            out += [f"s_0 = {transform(cfg.src, self.D, cfg.flag, f'x{v}_0')}",
+            out += [f"s_0 = {transform(cfg.src, self.D, cfg.flag, f'x{v}_0', cfg.op)}",
                     f"sh_s[{_ix(f'{v * 32 * N} + warp * {W} + lane')}] = s_0"]
             for j in range(1, N):
-                out.append(f"c_{j} = {transform(cfg.src, self.D, cfg.flag, f'x{v}_{j}')}")
+                out.append(f"c_{j} = {transform(cfg.src, self.D, cfg.flag, f'x{v}_{j}', cfg.op)}")
                 # one plain row: only element 0 of the row is a head, never an element j > 0
                 out.append(f"s_0 = {self.op('s_0', f'c_{j}')}" if self.plain else
                            f"s_0 = c_{j} if p{v}_{j} == 0 else {self.op('s_0', f'c_{j}')}")

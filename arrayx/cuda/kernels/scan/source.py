@@ -27,17 +27,25 @@ def index_type(bits: int) -> str:
 
 def op_expr(op: str, D: np.dtype, a: str, b: str) -> str:
     """a op b in D (integer results wrap: numba widens small integers)."""
-    sym = "+" if op == "sum" else "*"
+    sym = "+" if op in ("sum", "nansum") else "*"
     return f"{D.name}({a} {sym} {b})"
 
 
-def transform(src: np.dtype, D: np.dtype, flag: bool, x: str) -> str:
-    """The scanned value of a loaded raw element: its cast to D, or 1/0 for a flag scan."""
+def transform(src: np.dtype, D: np.dtype, flag: bool, x: str, op: str = "sum") -> str:
+    """The scanned value of a loaded raw element: its cast to D, or 1/0 for a flag scan; the
+    NaN-ignoring scans (op nansum, nanprod) of floating input read a NaN (complex: either part)
+    as 0 / 1, NumPy's replacement."""
     if flag or src == _common.BOOL:
         return f"{D.name}(1 if {x} != 0 else 0)"
     if D.kind == "c" and src.kind != "c":
-        return f"{D.name}(complex({x}, 0))"
-    return f"{D.name}({x})"
+        value = f"{D.name}(complex({x}, 0))"
+    else:
+        value = f"{D.name}({x})"
+    if op in ("nansum", "nanprod") and src.kind in "fc":
+        isnan = f"{x}.real != {x}.real or {x}.imag != {x}.imag" if src.kind == "c" else \
+            f"{x} != {x}"
+        return f"({D.name}({int(op == 'nanprod')}) if {isnan} else {value})"
+    return value
 
 
 def dtype_word(dt: np.dtype) -> str:
@@ -159,7 +167,7 @@ def column_spec(op: str, src: np.dtype, D: np.dtype, bits: int):
     U = tuning.COLUMN_UNROLL
 
     def step(k):
-        return [f"acc = {op_expr(op, D, 'acc', transform(src, D, False, f'x{k}'))}",
+        return [f"acc = {op_expr(op, D, 'acc', transform(src, D, False, f'x{k}', op))}",
                 f"out[ob + (k + {k}) * osk] = acc"]
     loads = [f"        x{k} = inp[ib + (k + {k}) * isk]" for k in range(U)]
     steps = ["        " + s for k in range(U) for s in step(k)]
@@ -172,7 +180,7 @@ def column_spec(op: str, src: np.dtype, D: np.dtype, bits: int):
     q = c - p * Q
     ib = p * isp + q * isq
     ob = p * osp + q * osq
-    acc = {transform(src, D, False, 'inp[ib]')}
+    acc = {transform(src, D, False, 'inp[ib]', op)}
     out[ob] = acc
     k = int64(1)
     while k + {U} <= K:
@@ -180,7 +188,7 @@ def column_spec(op: str, src: np.dtype, D: np.dtype, bits: int):
 {chr(10).join(steps)}
         k += {U}
     while k < K:
-        acc = {op_expr(op, D, 'acc', transform(src, D, False, 'inp[ib + k * isk]'))}
+        acc = {op_expr(op, D, 'acc', transform(src, D, False, 'inp[ib + k * isk]', op))}
         out[ob + k * osk] = acc
         k += 1
 """

@@ -17,12 +17,12 @@ def precompile_specs():
     """The kernels the common cases launch (32-bit indexing): each dtype's default cumulative
     sum/product in every row layout, over one row, over flat rows of a power-of-two length that
     fill one-row tiles (aligned_precompiled) and as a column scan, and the flag scans (ranks) of
-    every dtype."""
+    every dtype; the NaN-ignoring sums and products of the floating dtypes likewise."""
     from ...._dtypes import all_dtypes as DTYPES
     specs = []
     for src in DTYPES:
         D = {"b": _I64, "i": _I64, "u": _U64}.get(src.kind, src)
-        for op in ("sum", "prod"):
+        for op in ("sum", "prod") + (("nansum", "nanprod") if src.kind in "fc" else ()):
             for kinds in ("vv", "vs", "sv", "ss"):
                 specs.append(row_spec(RowScan(op, src, D, in_kind=kinds[0], out_kind=kinds[1])))
             specs.append(row_spec(RowScan(op, src, D, segmented=False)))
