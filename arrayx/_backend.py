@@ -166,4 +166,39 @@ PRIMITIVES = {
     # --- FFT --------------------------------------------------------------------------------
     "fft": "(kind, a, n, axis, norm) -> native: kind is one of fft, ifft, rfft, irfft (1-D "
            "transform along `axis`, `n` the transform length, input padded/cropped to it).",
+    # --- random numbers (arrayx.random) ---------------------------------------------------------
+    "random": "(device, shape, dtype, distribution: str, key: int, offset: int, params: tuple) "
+              "-> native, C-contiguous: element i (C order) of a Philox4x32-10 stream; see "
+              "RANDOM_STREAM for the exact bits every backend must produce.",
 }
+
+RANDOM_STREAM = """The values the ``random`` primitive writes, identical on every backend.
+
+Philox4x32-10 (Salmon et al. 2011, the Random123 constants) with key words
+(key & 0xffffffff, key >> 32), `key` < 2**64. Element i of the result comes from counter block
+b = i // P, P = random_values_per_block(distribution, dtype), whose counter words are
+(b & 0xffffffff, b >> 32, offset & 0xffffffff, offset >> 32), `offset` < 2**64; the block's
+output words are x0..x3, and its 64-bit draws d0 = x0 | x1 << 32, d1 = x2 | x3 << 32. Element i
+takes part q = i % P of its block. `params` holds Python scalars, already rounded to `dtype`.
+
+* "bits": uint32: x_q; uint64: d_q.
+* "random" (float32, float64): u = (x_q >> 8) * 2**-24 (float32), (d_q >> 11) * 2**-53 (float64).
+* "uniform", params (low, scale): low + scale * u, one rounded product then one rounded sum in
+  `dtype` (no fused multiply-add).
+* "standard_normal": Box-Muller on uniforms in (0, 1]: float32: pair j = q // 2 takes
+  u1 = ((x_2j >> 8) + 1) * 2**-24 and u2 = ((x_2j+1 >> 8) + 1) * 2**-24; float64:
+  u1 = ((d0 >> 11) + 1) * 2**-53, u2 = ((d1 >> 11) + 1) * 2**-53. With r = sqrt(-2 log u1) and
+  t = 2pi * u2 (2pi rounded to `dtype`, the product rounded), element q is r cos t when q is even,
+  r sin t when odd, in `dtype` arithmetic (log, cos and sin may differ between backends by their
+  math libraries' rounding; everything else is exact).
+* "normal", params (loc, scale): loc + scale * z, z as standard_normal, rounded as "uniform".
+* "integers" (any integer dtype), params (low, range), 1 <= range <= 2**64:
+  low + floor(d_q * range / 2**64), computed modulo 2**64 and cast to `dtype` (the result lies in
+  [low, low + range), inside the dtype's range).
+"""
+
+
+def random_values_per_block(distribution: str, dtype) -> int:
+    """Elements of a ``random`` result one Philox counter block gives: 4 for 32-bit words
+    (uint32 bits, float32 random/uniform/normal), 2 for 64-bit draws (everything else)."""
+    return 4 if dtype.itemsize == 4 and distribution != "integers" else 2

@@ -7,10 +7,10 @@ it).
 
 from .._backend import PRIMITIVES
 from .._registry import register_backend
-from . import (creation, elementwise, linalg, fft, manipulation, rows, statistical, searching,
-               sorting, sets)
+from . import (creation, elementwise, linalg, fft, manipulation, random, rows, statistical,
+               searching, sorting, sets)
 
 _MODULES = (creation, elementwise, manipulation, statistical, searching, sorting, sets, linalg, fft,
-            rows)
+            rows, random)
 
 register_backend("cpu", {name: getattr(m, name) for m in _MODULES for name in PRIMITIVES if hasattr(m, name)})
