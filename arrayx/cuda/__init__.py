@@ -31,6 +31,7 @@ from .._registry import register_backend
 from .kernels import (fft as _fft, gather_scatter as _indexing, linalg as _linalg,
                       manipulation as _manipulation, mask as _mask, reduce as _reduce,
                       scan as _scan, search as _search, sort as _sort)
+from .kernels import random as _random
 from . import primitives as _primitives
 from .engine.runtime import (CudaContextLost, CudaError, CudaKernelError, Event, Stream,  # noqa: F401
                              device_count, synchronize, unavailable_reason)
@@ -39,7 +40,7 @@ from .engine.array import CudaArray  # noqa: F401
 register_backend("cuda", {**_primitives.PRIMITIVES, **_linalg.PRIMITIVES, **_fft.PRIMITIVES,
                           **_reduce.PRIMITIVES, **_scan.PRIMITIVES, **_mask.PRIMITIVES,
                           **_search.PRIMITIVES, **_indexing.PRIMITIVES, **_manipulation.PRIMITIVES,
-                          **_sort.PRIMITIVES})
+                          **_sort.PRIMITIVES, **_random.PRIMITIVES})
 
 
 def is_available() -> bool:

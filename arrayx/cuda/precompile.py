@@ -21,9 +21,11 @@ from concurrent.futures import ProcessPoolExecutor
 from .engine import compiler
 from .kernels import elementwise, gather_scatter, manipulation, mask, reduce, scan, search
 from .kernels.sort import sets
+from .kernels import random
 
 # every family whose kernels are compiled ahead of time (sets lists sort's kernels too)
-FAMILIES = (elementwise, sets, reduce, gather_scatter, manipulation, scan, mask, search)
+FAMILIES = (elementwise, sets, reduce, gather_scatter, manipulation, scan, mask, search,
+            random)
 
 
 def specs(only=None):
