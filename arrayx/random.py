@@ -220,9 +220,9 @@ class Generator:
         allowed, as in NumPy)."""
         dtype = _float_dtype(dtype, "uniform")
         shape = _shape(size, "uniform")
-        lo = dtype.type(_real(low, "uniform", "low"))
-        hi = dtype.type(_real(high, "uniform", "high"))
+        low, high = _real(low, "uniform", "low"), _real(high, "uniform", "high")
         with np.errstate(over="ignore"):
+            lo, hi = dtype.type(low), dtype.type(high)
             scale = hi - lo
         if not (np.isfinite(lo) and np.isfinite(hi) and np.isfinite(scale)):
             raise ValueError(f"uniform(): high - low = {float(high) - float(low)} is not finite "
@@ -238,11 +238,14 @@ class Generator:
         """loc + scale * z, z standard normal, in `dtype` arithmetic; scale >= 0."""
         dtype = _float_dtype(dtype, "normal")
         shape = _shape(size, "normal")
-        mean = dtype.type(_real(loc, "normal", "loc"))
+        loc = _real(loc, "normal", "loc")
+        with np.errstate(over="ignore"):
+            mean = dtype.type(loc)
         sd = _real(scale, "normal", "scale")
         if sd < 0:
             raise ValueError(f"normal(): scale must be >= 0, got {sd}")
-        sd = dtype.type(sd)
+        with np.errstate(over="ignore"):
+            sd = dtype.type(sd)
         if not (np.isfinite(mean) and np.isfinite(sd)):
             raise ValueError(f"normal(): loc and scale must be finite in {dtype}")
         return self._draw("normal", shape, dtype, "normal", (float(mean), float(sd)), device)
@@ -365,13 +368,14 @@ class Generator:
             raise ValueError(f"choice(): a and p must have the same size ({n} and {p.shape[0]})")
         if p.dtype not in _FLOAT_DTYPES:
             raise TypeError(f"choice(): p must be a real floating-point array, got {p.dtype}")
+        tolerance = math.sqrt(max(np.finfo(p.dtype).eps, np.finfo(np.float64).eps))
         p = astype(p, dt.float64)
         if n:
             summary = stack([_sum(p), _min(p), _max(p), _sum(astype(greater(p, 0.0), dt.float64))])
             total, lowest, highest, nonzero = np.asarray(summary.to_device("cpu")).tolist()
             if not (math.isfinite(total) and math.isfinite(highest)) or lowest < 0:
                 raise ValueError("choice(): probabilities must be finite and non-negative")
-            if abs(total - 1.0) > math.sqrt(np.finfo(np.float64).eps):
+            if abs(total - 1.0) > tolerance:
                 raise ValueError(f"choice(): probabilities do not sum to 1 (sum {total})")
             if not replace and nonzero < k:
                 raise ValueError(f"choice(): fewer non-zero entries in p ({int(nonzero)}) than "
