@@ -22,6 +22,36 @@ from ._devices import CPU, Device
 _SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
 
+# No CUDA stream handle lies in the first page: a smaller integer is a mistake (0 is refused by
+# the standard as ambiguous), not a stream.
+_SMALLEST_STREAM_HANDLE = 4096
+
+
+def _check_int_pair(value, argname):
+    if value is None:
+        return
+    if not (isinstance(value, tuple) and len(value) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+        raise TypeError(f"__dlpack__(): {argname} must be None or a tuple of two ints, got {value!r}")
+
+
+def _check_dlpack_arguments(device, stream, max_version, dl_device, copy):
+    _check_int_pair(max_version, "max_version")
+    _check_int_pair(dl_device, "dl_device")
+    if copy is not None and not isinstance(copy, bool):
+        raise TypeError(f"__dlpack__(): copy must be None or a bool, got {copy!r}")
+    if stream is None:
+        return
+    if isinstance(stream, bool) or not isinstance(stream, int):
+        raise TypeError(f"__dlpack__(): stream must be None or an int, got {type(stream).__name__}")
+    if device.kind == "cpu":
+        raise ValueError(f"__dlpack__(): stream must be None for an array on the CPU, got {stream}")
+    if stream not in (-1, 1, 2) and not stream >= _SMALLEST_STREAM_HANDLE:
+        raise ValueError(f"__dlpack__(): stream {stream} is not a CUDA stream: use None or 1 (the "
+                         f"legacy default stream), 2 (the per-thread default stream), -1 (no "
+                         f"synchronisation) or a stream handle")
+
+
 class Array:
     """An n-dimensional array of the arrayx namespace, on one device.
 
@@ -396,7 +426,13 @@ class Array:
         dl_device: tuple[int, int] | None = None,
         copy: bool | None = None,
     ) -> Any:
-        """A DLPack capsule of the elements (unversioned when ``max_version`` is None)."""
+        """A DLPack capsule of the elements (unversioned when ``max_version`` is None).
+
+        ``stream`` (the consumer's stream, the standard's values): on a CUDA device None or 1
+        (the legacy default stream), 2 (the per-thread default stream), -1 (no synchronisation)
+        or a stream handle; on the CPU None. Anything else is refused here, before a backend
+        could take a small integer for a stream pointer."""
+        _check_dlpack_arguments(self._device, stream, max_version, dl_device, copy)
         return self._device.backend.to_dlpack(self._data, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self, /) -> tuple[int, int]:

@@ -23,6 +23,7 @@ def broadcast_to(x, /, shape):
     shape = normalize_shape(shape, "broadcast_to")
     if len(shape) < x.ndim or _broadcast(x.shape, shape) != shape:
         raise ValueError(f"broadcast_to(): cannot broadcast an array of shape {x.shape} to {shape}")
+    check_result_size(shape, x.dtype, "broadcast_to")
     if shape == x.shape:
         return x
     return Array._new(x._device.backend.broadcast_to(x._data, shape), x._device)

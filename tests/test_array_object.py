@@ -693,6 +693,45 @@ def test_dlpack_max_version_and_copy():
     x.__dlpack__(dl_device=(1, 0))
 
 
+@pytest.mark.parametrize("stream, error", [(5, ValueError), (0, ValueError), (-2, ValueError),
+                                           (4095, ValueError), (1.0, TypeError), (True, TypeError),
+                                           ("1", TypeError)])
+def test_dlpack_refuses_invalid_streams(stream, error):
+    """A small integer is no stream handle: taken for one, it would crash the process."""
+    with pytest.raises(error, match="stream"):
+        xp.asarray([1.0, 2.0]).__dlpack__(stream=stream)
+
+
+def test_dlpack_argument_types_and_cpu_streams():
+    x = xp.asarray([1.0, 2.0])
+    with pytest.raises(TypeError, match="max_version"):
+        x.__dlpack__(max_version=1)
+    with pytest.raises(TypeError, match="dl_device"):
+        x.__dlpack__(dl_device="cpu")
+    with pytest.raises(TypeError, match="copy"):
+        x.__dlpack__(copy=1)
+    with pytest.raises(ValueError, match="stream must be None"):
+        xp.asarray([1.0], device="cpu").__dlpack__(stream=1)
+    if DEVICE.kind == "cuda":
+        x.__dlpack__(stream=-1)
+        x.__dlpack__(stream=1)
+
+
+def test_numpy_from_dlpack_of_the_default_device():
+    """NumPy imports host arrays; a CUDA array is refused with NumPy's own error, never a
+    SystemError (the capsule dropped while NumPy raises must keep NumPy's exception)."""
+    a = np.arange(6.0)
+    x = xp.asarray(a)
+    if DEVICE.kind == "cpu":
+        np.testing.assert_array_equal(np.from_dlpack(x), a)
+        return
+    for _ in range(3):
+        with pytest.raises((RuntimeError, BufferError, TypeError, ValueError)) as info:
+            np.from_dlpack(x)
+        assert not isinstance(info.value, SystemError)
+    np.testing.assert_array_equal(np.from_dlpack(x, device="cpu"), a)
+
+
 def test_from_dlpack_of_arrayx_array(a2):
     x = xp.asarray(a2)
     y = xp.from_dlpack(x)

@@ -6,8 +6,9 @@ array.array_from_dlpack wraps imported memory in an array.
 
 Export: ``to_dlpack`` builds a ``DLManagedTensorVersioned`` (or the legacy ``DLManagedTensor``
 when the consumer asks for no ``max_version`` of 1 or more) in memory owned by a Python holder that
-keeps the array (so its buffer) alive; the tensor's deleter, a ctypes callback, drops the holder.
-The capsule's destructor calls the deleter if the capsule was never consumed. Stream semantics
+keeps the array (so its buffer) alive; the tensor's deleter drops the holder, and the capsule's
+destructor calls the deleter if the capsule was never consumed. Both are C functions
+(``dlpack_deleters``), so that a consumer refusing a capsule keeps its own exception. Stream semantics
 follow the standard: work queued on arrayx's stream is made visible to the consumer's `stream`
 with an event and ``cuStreamWaitEvent`` (no host synchronisation).
 
@@ -25,7 +26,7 @@ import ctypes
 import numpy as np
 
 from . import runtime
-from . import transfer
+from . import dlpack_deleters, transfer
 
 kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged = 1, 2, 3, 13
 _IS_COPIED = 2  # DLManagedTensorVersioned.flags bit: the tensor is a copy made for the consumer
@@ -80,12 +81,6 @@ _api.PyCapsule_SetName.restype = ctypes.c_int
 _api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
 _api.PyCapsule_IsValid.restype = ctypes.c_int
 _api.PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_CapsuleDestructor = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-_is_valid_raw = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)(
-    ("PyCapsule_IsValid", _api))
-_get_pointer_raw = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
-    ("PyCapsule_GetPointer", _api))
-
 _NAME = b"dltensor"
 _NAME_V = b"dltensor_versioned"
 _USED = b"used_dltensor"
@@ -95,31 +90,7 @@ class _Holder:
     __slots__ = ("array", "managed", "shape", "strides")
 
 
-def _callbacks(exported):
-    """The tensor deleter and the capsule destructor, over the table of exported tensors."""
-    @_Deleter
-    def deleter(addr):
-        exported.pop(addr, None)
-
-    @_CapsuleDestructor
-    def capsule_destructor(capsule):
-        # Only an unconsumed capsule still has its original name; then we own the tensor.
-        for name in (_NAME_V, _NAME):
-            if _is_valid_raw(capsule, name):
-                exported.pop(_get_pointer_raw(capsule, name), None)
-                return
-
-    return deleter, capsule_destructor
-
-
-_exported: dict = {}  # address of the managed tensor -> holder (keeps array + structs alive)
-_deleter, _capsule_destructor = _callbacks(_exported)
-# A consumer may release an exported tensor after this module is torn down at exit (a consumer's
-# array held by __main__ goes last): the callbacks, and through their closure the table and the
-# tensors it owns, are never freed, so the consumer never calls or reads freed memory.
 _api.Py_IncRef.argtypes = [ctypes.py_object]
-_api.Py_IncRef(_deleter)
-_api.Py_IncRef(_capsule_destructor)
 
 
 def _dtype_code(dt: np.dtype) -> DLDataType:
@@ -155,7 +126,11 @@ def to_dlpack(a, stream=None, max_version=None, dl_device=None, copy=None):
             return host.__dlpack__(max_version=max_version) if max_version else host.__dlpack__()
         raise BufferError(f"cannot export to DLPack device {tuple(dl_device)}")
     _sync_to_consumer(a, stream)
-    versioned = max_version is not None and tuple(max_version)[0] >= 1
+    return export_capsule(a, max_version is not None and tuple(max_version)[0] >= 1, copy)
+
+
+def export_capsule(a, versioned: bool, copy):
+    """The capsule of `a`'s memory as it is, after the caller ordered the consumer's stream."""
     h = _Holder()
     h.array = a
     nd = a.ndim
@@ -171,14 +146,16 @@ def to_dlpack(a, stream=None, max_version=None, dl_device=None, copy=None):
     t.shape = ctypes.cast(h.shape, ctypes.POINTER(ctypes.c_int64))
     t.strides = ctypes.cast(h.strides, ctypes.POINTER(ctypes.c_int64))
     t.byte_offset = a.offset * a.dtype.itemsize
-    m.deleter = _deleter
+    layout = DLManagedTensorVersioned if versioned else DLManagedTensor
+    name = _NAME_V if versioned else _NAME
+    deleter, destructor = dlpack_deleters.functions(layout.manager_ctx.offset, name)
+    m.deleter = _Deleter(deleter)
+    m.manager_ctx = id(h)
     if versioned:
         m.version = DLPackVersion(1, 0)
         m.flags = _IS_COPIED if copy else 0
-    addr = ctypes.addressof(m)
-    _exported[addr] = h
-    return _api.PyCapsule_New(addr, _NAME_V if versioned else _NAME,
-                              ctypes.cast(_capsule_destructor, ctypes.c_void_p))
+    _api.Py_IncRef(h)  # the deleter's reference: it keeps the array, the structs and the shape
+    return _api.PyCapsule_New(ctypes.addressof(m), name, destructor)
 
 
 class _ImportOwner:
