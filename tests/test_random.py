@@ -117,7 +117,8 @@ def test_same_seed_same_stream_and_state_restores():
         xa = to_numpy(a.standard_normal(1000, dtype=xp.float32))
         xb = to_numpy(b.standard_normal(1000, dtype=xp.float32))
         np.testing.assert_array_equal(xa, xb)
-        np.testing.assert_array_equal(to_numpy(a.integers(0, 10, 27)), to_numpy(b.integers(0, 10, 27)))
+        np.testing.assert_array_equal(to_numpy(a.integers(0, 10, 27)),
+                                      to_numpy(b.integers(0, 10, 27)))
     saved = a.state
     first = to_numpy(a.random((3, 4)))
     a.state = saved

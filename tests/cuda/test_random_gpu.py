@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 
 import arrayx as xp
-import arrayx._devices as _devices
 
 CPU = xp.Device("cpu")
 SIZES = (1, 3, 1000, 2**20 + 3)
@@ -145,7 +144,8 @@ def test_past_2_to_the_31_elements_the_64_bit_kernel_continues_the_stream(no_fal
     g = xp.random.default_rng(123)
     got = g.integers(0, 251, n, dtype=xp.uint8, device=_cuda())
     ends = np.concatenate([_host(got[:1000]), _host(got[-1001:])])
-    blocks = np.concatenate([np.arange(500), np.arange((n - 1001) // 2, -(-n // 2))]).astype(np.uint64)
+    blocks = np.concatenate([np.arange(500), np.arange((n - 1001) // 2, -(-n // 2))])
+    blocks = blocks.astype(np.uint64)
     words = cpu_random.philox4x32_10(blocks, 0, 123)
     values = cpu_random._block_values("integers", np.dtype("uint8"), words, (0, 251))
     tail = values[1000:][(n - 1001) % 2:][:1001]

@@ -145,7 +145,8 @@ def kernel_spec(distribution: str, dt: np.dtype, index_bits: int, path: str = ""
     src = KernelSource(name, args, PREAMBLE)
     if index_bits == 32:
         src.section("this thread's counter block", [
-            "t = uint32(uint32(cuda.blockIdx.x) * uint32(cuda.blockDim.x) + uint32(cuda.threadIdx.x))",
+            "t = uint32(uint32(cuda.blockIdx.x) * uint32(cuda.blockDim.x)"
+            " + uint32(cuda.threadIdx.x))",
             f"e = int64(t) * {P}",
             "if e >= n:", "    return",
             "x0 = t", "x1 = uint32(0)"])
