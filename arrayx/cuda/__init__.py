@@ -16,7 +16,8 @@ Layers, bottom up (CONTRIBUTING.md says where new code goes):
                (cumulative sums/products, flag scans), mask (nonzero, boolean-mask selection and
                assignment), gather_scatter (take, take_along_axis, index-array keys), sort (sort,
                argsort, unique_*, isin), search (searchsorted), manipulation (concat, roll,
-               repeat), linalg, fft; _common holds what they share
+               repeat), linalg, fft, random (arrayx.random's Philox streams); _common holds
+               what they share
   libraries/   cuBLAS, cuSOLVER, cuFFT (nvmath-python) and CUB (cuda-cccl)
   primitives   the backend's own primitives (transfers, creation, views, elementwise dispatch)
   precompile   fills the kernel disk cache for a compute capability without a GPU
