@@ -33,7 +33,7 @@ class _Allocator:
 
 class _Device:
     index = 0
-    _current_stream = None
+    local = type("PerThread", (), {"stream": None})()
     _default_stream = object()
 
 

@@ -11,7 +11,7 @@ from .array import CudaArray
 def memcpy_d2d(dev, dst: CudaArray, src: CudaArray):
     """Copy the contiguous `src` into the contiguous `dst` (as many bytes as `src` has) on the
     device's current stream."""
-    stream = dev._current_stream or dev.default_stream
+    stream = dev.local.stream or dev.default_stream
     stream.encoder.flush()
     err = runtime.driver().cuMemcpyDtoDAsync(dst.ptr, src.ptr, src.nbytes, stream.handle)[0]
     if err != 0:

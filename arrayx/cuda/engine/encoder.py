@@ -21,10 +21,21 @@ Two submission modes (``set_mode``; benchmarks/runtime_bench.py measures both):
 
 ``synchronize`` commits and waits; an asynchronous kernel fault surfaces there (or at the next
 transfer) as ``driver.CudaKernelError`` naming the kernels of the batch that failed.
+
+Threads: any number may queue work on one stream. ``lock`` (re-entrant) guards the encoder's
+state: every method here holds it, and so does a launch while it records itself
+(``launcher.Kernel.__call__``). A batch is captured on a private stream of the encoder's own
+(``_capture_stream``), never on the stream itself: a capture on a stream that other threads use
+would take in their copies, events and library calls, which invalidates it
+(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, CUDA_ERROR_CAPTURED_EVENT). The graph is then launched on
+the stream like any other work. Work that threads queue concurrently reaches the stream in some
+interleaving; work a thread queues after another thread's (a join, a lock, a queue between them)
+reaches it after.
 """
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections import deque
 
@@ -77,6 +88,8 @@ class Encoder:
         self._events = []         # pool of spare events
         self.deferred = [] if tuning.SUBMIT_MODE == "graph" else None  # graph mode: launches to capture
         self._graphs = {}         # topology -> CUgraphExec (graph mode)
+        self._capture_stream = None  # graph mode: the private stream batches are captured on
+        self.lock = threading.RLock()
         self.stats = {"batches": 0, "launches": 0, "graphs_instantiated": 0, "graphs_updated": 0}
         _encoders.setdefault(stream.device_index, weakref.WeakSet()).add(self)
 
@@ -86,65 +99,69 @@ class Encoder:
         buffers, plans) until the GPU has done the work queued so far. They count towards the
         batch like a launch's buffers, so a loop of copies or library calls with no kernel
         between them still commits batches and gets its buffers back as the GPU finishes."""
-        self.keep.append((None, objs))
-        self.ops += 1
-        self.bytes += sum([getattr(o, "nbytes", 0) for o in objs])
-        if self.ops >= self.batch_ops or self.bytes >= self.batch_bytes:
-            self.commit()
+        with self.lock:
+            self.keep.append((None, objs))
+            self.ops += 1
+            self.bytes += sum([getattr(o, "nbytes", 0) for o in objs])
+            if self.ops >= self.batch_ops or self.bytes >= self.batch_bytes:
+                self.commit()
 
     def flush(self):
         """Before a non-kernel stream operation (copy, memset, event): submit deferred launches."""
         if self.deferred:
-            self.commit()
+            with self.lock:
+                self.commit()
 
     # -- batches -----------------------------------------------------------------------------
     def commit(self):
         """Close the open batch: submit it (graph mode) and record its completion event."""
-        if not self.ops:
-            return
-        d = driver()
-        if self.deferred:
-            if len(self.deferred) < tuning.GRAPH_MIN_LAUNCHES:
-                self._submit_direct()
-            else:
-                self._submit_graph(d)
-        ev = self._events.pop() if self._events else \
-            check(d.cuEventCreate(2), "cuEventCreate", self.device)  # DISABLE_TIMING
-        err = d.cuEventRecord(ev, self.stream.handle)[0]
-        if err != 0:
-            raise_error(err, "cuEventRecord", self.device, self._names(self.keep))
-        self.inflight.append((ev, self.keep, self.bytes))
-        self.inflight_bytes += self.bytes
-        self.stats["batches"] += 1
-        self.stats["launches"] += self.ops
-        self.keep = []
-        self.ops = 0
-        self.bytes = 0
-        self.poll()
-        limit = self.max_inflight_bytes
-        if limit is None:
-            share = self.device.allocator.memory_limit // tuning.INFLIGHT_LIMIT_DIVISOR
-            limit = self.max_inflight_bytes = max(tuning.INFLIGHT_MIN_BYTES, share)
-        while self.inflight_bytes > limit and len(self.inflight) > 1:
-            self._wait_oldest(d)
+        with self.lock:
+            if not self.ops:
+                return
+            d = driver()
+            if self.deferred:
+                if len(self.deferred) < tuning.GRAPH_MIN_LAUNCHES:
+                    self._submit_direct()
+                else:
+                    self._submit_graph(d)
+            ev = self._events.pop() if self._events else \
+                check(d.cuEventCreate(2), "cuEventCreate", self.device)  # DISABLE_TIMING
+            err = d.cuEventRecord(ev, self.stream.handle)[0]
+            if err != 0:
+                raise_error(err, "cuEventRecord", self.device, self._names(self.keep))
+            self.inflight.append((ev, self.keep, self.bytes))
+            self.inflight_bytes += self.bytes
+            self.stats["batches"] += 1
+            self.stats["launches"] += self.ops
+            self.keep = []
+            self.ops = 0
+            self.bytes = 0
+            self.poll()
+            limit = self.max_inflight_bytes
+            if limit is None:
+                share = self.device.allocator.memory_limit // tuning.INFLIGHT_LIMIT_DIVISOR
+                limit = self.max_inflight_bytes = max(tuning.INFLIGHT_MIN_BYTES, share)
+            while self.inflight_bytes > limit and len(self.inflight) > 1:
+                self._wait_oldest(d)
 
     def poll(self):
         """Release the batches whose work has finished (never blocks)."""
-        if not self.inflight:
-            return
-        d = driver()
-        inflight = self.inflight
-        while inflight:
-            ev, records, nbytes = inflight[0]
-            err = d.cuEventQuery(ev)[0]
-            if err == 0:
-                inflight.popleft()
-                self.inflight_bytes -= nbytes
-                self._events.append(ev)
-            elif int(err) == 600:  # NOT_READY
+        with self.lock:
+            if not self.inflight:
                 return
-            else:
-                self._fail(err, "a kernel", records)
+            d = driver()
+            inflight = self.inflight
+            while inflight:
+                ev, records, nbytes = inflight[0]
+                err = d.cuEventQuery(ev)[0]
+                if err == 0:
+                    inflight.popleft()
+                    self.inflight_bytes -= nbytes
+                    self._events.append(ev)
+                elif int(err) == 600:  # NOT_READY
+                    return
+                else:
+                    self._fail(err, "a kernel", records)
 
     def _wait_oldest(self, d):
         ev, records, nbytes = self.inflight[0]
@@ -158,23 +175,23 @@ class Encoder:
     def synchronize(self):
         """Commit and wait for everything queued on this stream; raise its asynchronous errors."""
         self.commit()
-        d = driver()
-        err = d.cuStreamSynchronize(self.stream.handle)[0]
-        if err != 0:
-            oldest = self.inflight[0][1] if self.inflight else []
-            self._fail(err, "cuStreamSynchronize", oldest)
-        for ev, _, _ in self.inflight:
-            self._events.append(ev)
-        self.inflight.clear()
-        self.inflight_bytes = 0
+        # Waited for without the lock: other threads keep queueing on the stream meanwhile. The
+        # batches committed before the wait have completed after it, so poll releases them.
+        err = driver().cuStreamSynchronize(self.stream.handle)[0]
+        with self.lock:
+            if err != 0:
+                oldest = self.inflight[0][1] if self.inflight else []
+                self._fail(err, "cuStreamSynchronize", oldest)
+            self.poll()
 
     def drain(self):
         """Commit and wait for this encoder's own batches, by their events, not for the stream:
         for a wrapper of a foreign stream (runtime.Stream.external) going away."""
-        self.commit()
-        d = driver()
-        while self.inflight:
-            self._wait_oldest(d)
+        with self.lock:
+            self.commit()
+            d = driver()
+            while self.inflight:
+                self._wait_oldest(d)
 
     def _fail(self, err, what, records):
         names = self._names(records)
@@ -194,9 +211,14 @@ class Encoder:
                 seen.append(kernel.name)
         return seen[:8]
 
-    def release_all(self):
-        self.keep = []
-        self.inflight.clear()
+    def close(self):
+        """Drop every record (the stream's work has been waited for) and the capture stream."""
+        with self.lock:
+            self.keep = []
+            self.inflight.clear()
+            if self._capture_stream is not None:
+                driver().cuStreamDestroy(self._capture_stream)
+                self._capture_stream = None
 
     # -- graph mode --------------------------------------------------------------------------
     def _submit_direct(self):
@@ -210,13 +232,18 @@ class Encoder:
         launches = self.deferred
         self.deferred = []
         stream = self.stream.handle
-        check(d.cuStreamBeginCapture(stream, d.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
-                      "cuStreamBeginCapture", self.device)
+        capture = self._capture_stream
+        if capture is None:
+            capture = self._capture_stream = check(
+                d.cuStreamCreate(d.CUstream_flags.CU_STREAM_NON_BLOCKING.value),
+                "cuStreamCreate", self.device)
+        check(d.cuStreamBeginCapture(capture, d.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+              "cuStreamBeginCapture", self.device)
         try:
             for kernel, grid, block, args in launches:
-                kernel.launch_raw(grid, block, stream, args)
+                kernel.launch_raw(grid, block, capture, args)
         finally:
-            graph = check(d.cuStreamEndCapture(stream), "cuStreamEndCapture", self.device)
+            graph = check(d.cuStreamEndCapture(capture), "cuStreamEndCapture", self.device)
         key = tuple([(id(k), g, b) for k, g, b, _ in launches])
         exe = self._graphs.get(key)
         if exe is not None:

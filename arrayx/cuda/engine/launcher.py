@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import struct
+import threading
 
 from .driver import driver, raise_error
 
@@ -86,19 +87,22 @@ class Kernel:
         self.params = ctypes.addressof(self._ptrs)
         self.pack = self._struct.pack_into
         self._launch = driver().cuLaunchKernel
+        # the argument block is this kernel's one: threads launching it take turns
+        self._lock = threading.Lock()
 
     def __repr__(self):
         return f"<arrayx kernel {self.name}>"
 
     def launch_raw(self, grid, block, stream_handle, args, shared=0):
         """Pack `args` and call cuLaunchKernel now (no encoder bookkeeping)."""
-        self.pack(self._buf, 0, *args)
-        if _api == "bindings":
-            err = self._launch(self.function, grid, 1, 1, block, 1, 1, shared, stream_handle,
-                               self.params, 0)[0]
-        else:
-            err = _cu_launch(self.function_ptr, grid, 1, 1, block, 1, 1, shared,
-                             int(stream_handle), self.params, None)
+        with self._lock:
+            self.pack(self._buf, 0, *args)
+            if _api == "bindings":
+                err = self._launch(self.function, grid, 1, 1, block, 1, 1, shared, stream_handle,
+                                   self.params, 0)[0]
+            else:
+                err = _cu_launch(self.function_ptr, grid, 1, 1, block, 1, 1, shared,
+                                 int(stream_handle), self.params, None)
         if err != 0:
             raise_error(err, f"launching kernel {self.name}", self.device)
 
@@ -108,25 +112,18 @@ class Kernel:
         if grid == 0:
             return
         enc = stream.encoder
-        deferred = enc.deferred
-        if deferred is not None and nbytes < enc.direct_bytes:
-            deferred.append((self, grid, block, args))  # graph mode: captured at commit
-        else:
-            if deferred:  # a large launch in graph mode: what was recorded before it goes first
-                enc.commit()
-            self.pack(self._buf, 0, *args)
-            if _api == "bindings":
-                err = self._launch(self.function, grid, 1, 1, block, 1, 1, 0, stream.handle,
-                                   self.params, 0)[0]
+        with enc.lock:
+            deferred = enc.deferred
+            if deferred is not None and nbytes < enc.direct_bytes:
+                deferred.append((self, grid, block, args))  # graph mode: captured at commit
             else:
-                err = _cu_launch(self.function_ptr, grid, 1, 1, block, 1, 1, 0, stream.ptr,
-                                 self.params, None)
-            if err != 0:
-                raise_error(err, f"launching kernel {self.name}", self.device)
-        # The encoder's record of the launch (encoder.py), written here rather than through a
-        # method: this is the per-op hot path.
-        enc.keep.append((self, keep))
-        enc.ops += 1
-        enc.bytes += nbytes
-        if enc.ops >= enc.batch_ops or enc.bytes >= enc.batch_bytes:
-            enc.commit()
+                if deferred:  # a large launch in graph mode: what was recorded before it goes first
+                    enc.commit()
+                self.launch_raw(grid, block, stream.handle, args)
+            # The encoder's record of the launch (encoder.py), written here rather than through
+            # a method: this is the per-op hot path.
+            enc.keep.append((self, keep))
+            enc.ops += 1
+            enc.bytes += nbytes
+            if enc.ops >= enc.batch_ops or enc.bytes >= enc.batch_bytes:
+                enc.commit()

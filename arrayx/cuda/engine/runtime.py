@@ -100,7 +100,7 @@ class Device:
         self.name = check(d.cuDeviceGetName(256, self.handle), "cuDeviceGetName").split(b"\0")[0].decode()
         self.total_memory = int(check(d.cuDeviceTotalMem(self.handle), "cuDeviceTotalMem"))
         self._default_stream = None
-        self._current_stream = None
+        self.local = _PerThread()  # .stream: the calling thread's current stream (None: default)
         self._allocator = None
         self.modules = {}  # kernel key -> Kernel loaded in this context
 
@@ -113,15 +113,17 @@ class Device:
 
     @property
     def default_stream(self) -> "Stream":
+        """The stream every thread queues on unless it entered another (``with stream:``)."""
         if self._default_stream is None:
-            self._default_stream = Stream(self.index, _default=True)
+            with _lock:
+                if self._default_stream is None:
+                    self._default_stream = Stream(self.index, _default=True)
         return self._default_stream
 
     @property
     def stream(self) -> "Stream":
-        """The stream work for this device is queued on now (default stream unless changed)."""
-        s = self._current_stream
-        return s if s is not None else self.default_stream
+        """The stream the calling thread queues work for this device on now."""
+        return self.local.stream or self.default_stream
 
     @property
     def allocator(self) -> Allocator:
@@ -170,6 +172,15 @@ def _device_allocator(dev: Device) -> Allocator:
         return mem_get_info(dev.index)[0]
 
     return Allocator(dev.index, dev.total_memory, raw_alloc, raw_free, reclaim, device_free)
+
+
+class _PerThread(threading.local):
+    """A device's per-thread state: the stream a ``with stream:`` block of this thread entered
+    (None outside one) and the streams it left to enter it."""
+    stream = None
+
+    def __init__(self):
+        self.entered = []
 
 
 class _ThreadState(threading.local):
@@ -228,7 +239,9 @@ class Stream:
     """A CUDA stream of one device, with its encoder (the queue of launches and their buffers).
 
     ``Stream(device)`` creates a new non-blocking stream; ``with stream:`` makes it the stream that
-    arrayx queues work for that device on (per device, not per thread).
+    the calling thread queues work for that device on (per device and per thread, as PyTorch's
+    and CuPy's current stream). Any number of threads may queue work on one stream: its encoder
+    takes their launches in turn (encoder.py).
 
     ``scratch``: persistent device scratch of kernel families on this stream, each under a key of
     its own (reduce.SPLIT_SCRATCH, scan.STATUS_SCRATCH), created on first use and zeroed once on
@@ -254,7 +267,6 @@ class Stream:
         self.encoder = Encoder(self)
         self.scratch = {}
         self.scratch_lock = threading.Lock()
-        self._prev = []
 
     @classmethod
     def external(cls, device: int, handle: int) -> "Stream":
@@ -278,12 +290,14 @@ class Stream:
         return f"<arrayx.cuda.Stream 0x{self.ptr:x} on cuda:{self.device_index}>"
 
     def __enter__(self):
-        self._prev.append(self.device._current_stream)
-        self.device._current_stream = self
+        local = self.device.local
+        local.entered.append(local.stream)
+        local.stream = self
         return self
 
     def __exit__(self, *exc):
-        self.device._current_stream = self._prev.pop()
+        local = self.device.local
+        local.stream = local.entered.pop()
 
     def synchronize(self):
         """Submit queued work and wait for it; raises the asynchronous error of a kernel if any."""
@@ -315,7 +329,7 @@ class Stream:
             try:
                 self.encoder.synchronize()
             finally:
-                self.encoder.release_all()
+                self.encoder.close()
                 d.cuStreamDestroy(self.handle)
         except Exception:
             pass

@@ -13,17 +13,20 @@ fault surfaces (as CudaKernelError naming the kernel).
 from __future__ import annotations
 
 import ctypes
+import threading
 
 import numpy as np
 
 from . import runtime, tuning
 
 _staging: dict = {}
+_staging_lock = threading.Lock()
 _pool = None
 
 
 class _Staging:
-    """Two pinned host chunks and their events, per device."""
+    """Two pinned host chunks and their events, per device; ``lock``: held by the transfer
+    using them (threads take turns)."""
 
     def __init__(self, dev):
         d = runtime.driver()
@@ -33,12 +36,16 @@ class _Staging:
                      for _ in range(2)]
         self.events = [runtime.check(d.cuEventCreate(2), "cuEventCreate", dev) for _ in range(2)]
         self.used = [False, False]
+        self.lock = threading.Lock()
 
 
 def _get_staging(dev):
     st = _staging.get(dev.index)
     if st is None:
-        st = _staging[dev.index] = _Staging(dev)
+        with _staging_lock:
+            st = _staging.get(dev.index)
+            if st is None:
+                st = _staging[dev.index] = _Staging(dev)
     return st
 
 
@@ -76,15 +83,17 @@ def h2d(dev, dst: int, src: int, nbytes: int, staged: bool | None = None):
         return
     st = _get_staging(dev)
     chunk = tuning.STAGING_CHUNK_BYTES
-    for i, off in enumerate(range(0, nbytes, chunk)):
-        k = i & 1
-        n = min(chunk, nbytes - off)
-        if st.used[k]:
-            _check_copy(d.cuEventSynchronize(st.events[k])[0], "cuEventSynchronize", stream)
-        _memcpy(st.ptrs[k], src + off, n)
-        _check_copy(d.cuMemcpyHtoDAsync(dst + off, st.ptrs[k], n, stream.handle)[0], "cuMemcpyHtoDAsync", stream)
-        _check_copy(d.cuEventRecord(st.events[k], stream.handle)[0], "cuEventRecord", stream)
-        st.used[k] = True
+    with st.lock:
+        for i, off in enumerate(range(0, nbytes, chunk)):
+            k = i & 1
+            n = min(chunk, nbytes - off)
+            if st.used[k]:
+                _check_copy(d.cuEventSynchronize(st.events[k])[0], "cuEventSynchronize", stream)
+            _memcpy(st.ptrs[k], src + off, n)
+            _check_copy(d.cuMemcpyHtoDAsync(dst + off, st.ptrs[k], n, stream.handle)[0],
+                        "cuMemcpyHtoDAsync", stream)
+            _check_copy(d.cuEventRecord(st.events[k], stream.handle)[0], "cuEventRecord", stream)
+            st.used[k] = True
 
 
 def d2h(dev, dst: int, src: int, nbytes: int, staged: bool | None = None):
@@ -102,21 +111,25 @@ def d2h(dev, dst: int, src: int, nbytes: int, staged: bool | None = None):
     st = _get_staging(dev)
     pending = None
     chunk = tuning.STAGING_CHUNK_BYTES
-    for i, off in enumerate(range(0, nbytes, chunk)):
-        k = i & 1
-        n = min(chunk, nbytes - off)
-        _check_copy(d.cuMemcpyDtoHAsync(st.ptrs[k], src + off, n, stream.handle)[0], "cuMemcpyDtoHAsync", stream)
-        _check_copy(d.cuEventRecord(st.events[k], stream.handle)[0], "cuEventRecord", stream)
-        st.used[k] = True
+    with st.lock:
+        for i, off in enumerate(range(0, nbytes, chunk)):
+            k = i & 1
+            n = min(chunk, nbytes - off)
+            if st.used[k]:  # an upload still reading this chunk
+                _check_copy(d.cuEventSynchronize(st.events[k])[0], "cuEventSynchronize", stream)
+            _check_copy(d.cuMemcpyDtoHAsync(st.ptrs[k], src + off, n, stream.handle)[0],
+                        "cuMemcpyDtoHAsync", stream)
+            _check_copy(d.cuEventRecord(st.events[k], stream.handle)[0], "cuEventRecord", stream)
+            st.used[k] = True
+            if pending is not None:
+                pk, poff, pn = pending
+                _check_copy(d.cuEventSynchronize(st.events[pk])[0], "cuEventSynchronize", stream)
+                _memcpy(dst + poff, st.ptrs[pk], pn)
+            pending = (k, off, n)
         if pending is not None:
             pk, poff, pn = pending
             _check_copy(d.cuEventSynchronize(st.events[pk])[0], "cuEventSynchronize", stream)
             _memcpy(dst + poff, st.ptrs[pk], pn)
-        pending = (k, off, n)
-    if pending is not None:
-        pk, poff, pn = pending
-        _check_copy(d.cuEventSynchronize(st.events[pk])[0], "cuEventSynchronize", stream)
-        _memcpy(dst + poff, st.ptrs[pk], pn)
     enc.synchronize()
 
 

@@ -107,7 +107,7 @@ def _launch_vec(dev, name, op, operands, kinds, dtypes, out, n, N, head):
     (views whose pointers share a phase) through the same kernel's scalar path."""
     arrays = [o for o in operands if isinstance(o, CudaArray)]
     U = tuning.VEC_UNROLL
-    stream = dev._current_stream or dev.default_stream
+    stream = dev.local.stream or dev.default_stream
     keep = (out.buffer,) + tuple(a.buffer for a in arrays)
     key = (name, op, kinds, dtypes, "vec", N, U)
     kern = compiler.cached_kernel(dev.index, "elementwise", key,
@@ -143,7 +143,7 @@ def _launch_strided(dev, name, op, operands, kinds, dtypes, out, arrays, n, csha
             hi = sum(max(0, (m - 1) * s) for m, s in zip(cshape, st)) + 1
             args += [lo, hi]
     grid, block = layout.launch_1d(n, tuning.BLOCK)
-    stream = dev._current_stream or dev.default_stream
+    stream = dev.local.stream or dev.default_stream
     keep = (out.buffer,) + tuple(a.buffer for a in arrays)
     nbytes = n * (out.dtype.itemsize + sum(a.dtype.itemsize for a in arrays))
     kern(stream, grid, block, args, keep, nbytes)
@@ -170,7 +170,7 @@ def _launch_tile(dev, name, op, operands, kinds, dtypes, out, src, cshape, src_s
     grid = -(-rows // tile[0]) * tiles_c
     args = [out.ptr] + _args(operands, dtypes, [src.ptr]) + [rows * cols, rows, cols, pitch,
                                                             tiles_c]
-    stream = dev._current_stream or dev.default_stream
+    stream = dev.local.stream or dev.default_stream
     kern(stream, grid, tile[2], args, (out.buffer, src.buffer),
          rows * cols * (out.dtype.itemsize + src.dtype.itemsize))
 

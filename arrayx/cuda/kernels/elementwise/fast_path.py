@@ -59,7 +59,7 @@ def run(plan: Plan, shape, n, ptrs, bufs, phase):
     dev = plan.device
     if _tls.current is not dev:
         dev.activate()
-    stream = dev._current_stream or dev._default_stream
+    stream = dev.local.stream or dev._default_stream
     if not phase:
         res = new_array(dev.index, shape, plan.out_dtype, plan.allocator, n)
         plan.kernel(stream, -(-n // plan.per_block), plan.block, (res.ptr, *ptrs, n),
