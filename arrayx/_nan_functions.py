@@ -64,10 +64,11 @@ def _nan_reduce(name, a, axis, keepdims, dtype, fname):
     device = a._device
     backend = device.backend
     data = a._data
-    if not axes:  # each element is its own slice: a NaN becomes the identity (nanmean: NaN)
-        if name != "nanmean":
-            fill = 1 if name == "nanprod" else 0
-            fill = complex(fill) if data.dtype.kind == "c" else float(fill)
+    if not axes:  # each element is its own slice: a NaN becomes the identity (nanmean: 0 / 0)
+        fill = {"nansum": 0.0, "nanprod": 1.0, "nanmean": _NAN}[name]
+        if name != "nanmean" or data.dtype.kind == "c":
+            fill = complex(fill, fill if name == "nanmean" else 0) if data.dtype.kind == "c" \
+                else fill
             data = backend.where(backend.unary("isnan", data), fill, data, data.dtype)
         return Array._new(backend.astype(data, dtype, data is a._data), device)
     return Array._new(backend.reduce(name, data, axes, bool(keepdims), dtype), device)
@@ -397,9 +398,12 @@ def _quantile(a, q, axis, method, keepdims, skip_nan, fname):
 
 def _lerp(lo, hi, gamma, one_minus_gamma, upper, dtype):
     """NumPy's _lerp: lo + (hi - lo) * gamma, or hi - (hi - lo) * (1 - gamma) where gamma >= 0.5
-    (`upper`), in `dtype`."""
+    (`upper`), in `dtype`. The difference of floating neighbours is taken in their own dtype, as
+    NumPy does (float32 data under a float64 q); of integers in `dtype`, where it cannot wrap."""
+    floating = lo.dtype.kind == "f"
+    diff = hi - lo if floating else None
     lo, hi = astype(lo, dtype), astype(hi, dtype)
-    diff = hi - lo
+    diff = astype(diff, dtype) if floating else hi - lo
     return where(upper, hi - diff * one_minus_gamma, lo + diff * gamma)
 
 
