@@ -1,6 +1,9 @@
 """Threads x streams x allocations x syncs on cuda:0, scikit-learn's thread pool on arrayx
 arrays, and a soak of mixed operations whose device memory returns to its baseline."""
 
+import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -84,20 +87,34 @@ def test_threads_streams_allocations_and_syncs(own_stream):
     _run_threads(work, 12)
 
 
-def test_scikit_learn_thread_pool_on_cuda_arrays():
-    sklearn = pytest.importorskip("sklearn")
-    from sklearn.metrics import pairwise_distances
-    from sklearn.metrics.pairwise import pairwise_kernels
-    rng = np.random.default_rng(3)
-    X, Y = rng.standard_normal((300, 16)), rng.standard_normal((200, 16))
-    with sklearn.config_context(array_api_dispatch=True):
-        d = pairwise_distances(xp.asarray(X, device=CUDA), xp.asarray(Y, device=CUDA), n_jobs=4)
-        k = pairwise_kernels(xp.asarray(X, device=CUDA), xp.asarray(Y, device=CUDA),
+_SKLEARN_THREADS = """
+import numpy as np, sklearn, arrayx as xp
+from sklearn.metrics import pairwise_distances
+from sklearn.metrics.pairwise import pairwise_kernels
+cuda = xp.Device("cuda:0")
+rng = np.random.default_rng(3)
+X, Y = rng.standard_normal((300, 16)), rng.standard_normal((200, 16))
+with sklearn.config_context(array_api_dispatch=True):
+    for _ in range(3):
+        d = pairwise_distances(xp.asarray(X, device=cuda), xp.asarray(Y, device=cuda), n_jobs=4)
+        k = pairwise_kernels(xp.asarray(X, device=cuda), xp.asarray(Y, device=cuda),
                              metric="rbf", n_jobs=4)
-    np.testing.assert_allclose(np.asarray(d.to_device("cpu")), pairwise_distances(X, Y),
-                               rtol=1e-9, atol=1e-9)
-    np.testing.assert_allclose(np.asarray(k.to_device("cpu")),
-                               pairwise_kernels(X, Y, metric="rbf"), rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(np.asarray(d.to_device("cpu")), pairwise_distances(X, Y),
+                                   rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(np.asarray(k.to_device("cpu")),
+                                   pairwise_kernels(X, Y, metric="rbf"), rtol=1e-9, atol=1e-12)
+print("ok")
+"""
+
+
+def test_scikit_learn_thread_pool_on_cuda_arrays():
+    """pairwise_distances / pairwise_kernels with n_jobs=4 (joblib's threads) on cuda arrays
+    give NumPy's results (a subprocess: SciPy reads SCIPY_ARRAY_API when first imported)."""
+    pytest.importorskip("sklearn")
+    env = dict(os.environ, SCIPY_ARRAY_API="1")
+    run = subprocess.run([sys.executable, "-c", _SKLEARN_THREADS], env=env, capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0 and run.stdout.strip().endswith("ok"), run.stderr[-3000:]
 
 
 def test_soak_of_mixed_ops_returns_memory_to_its_baseline():
