@@ -10,7 +10,8 @@ over a row x of length K along `axis`:
 * ``logsumexp``: m + log(sum(exp(x - m))) with m = max(x) when m is finite; otherwise m: +inf for
   a row holding +inf (even beside -inf), -inf for a row of -inf only, NaN for a row holding NaN.
   An empty row gives -inf (the log of an empty sum).
-* ``log_softmax``: x - logsumexp(x).
+* ``log_softmax``: x - logsumexp(x), computed as (x - m) - log(sum(exp(x - m))) where m is
+  finite (so values near 0 keep their precision), x - m elsewhere.
 * ``layer_norm``: (x - mean) / sqrt(var + eps) * weight + bias, var the biased variance (the
   mean of the squared deviations from the mean, not E[x^2] - E[x]^2).
 * ``rms_norm``: x / sqrt(mean(x^2) + eps) * weight.

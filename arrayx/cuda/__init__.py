@@ -16,8 +16,8 @@ Layers, bottom up (CONTRIBUTING.md says where new code goes):
                (cumulative sums/products, flag scans), mask (nonzero, boolean-mask selection and
                assignment), gather_scatter (take, take_along_axis, index-array keys), sort (sort,
                argsort, unique_*, isin), search (searchsorted), manipulation (concat, roll,
-               repeat), linalg, fft, random (arrayx.random's Philox streams); _common holds
-               what they share
+               repeat), linalg, fft, random (arrayx.random's Philox streams), rows
+               (softmax, logsumexp, layer and RMS norms); _common holds what they share
   libraries/   cuBLAS, cuSOLVER, cuFFT (nvmath-python) and CUB (cuda-cccl)
   primitives   the backend's own primitives (transfers, creation, views, elementwise dispatch)
   precompile   fills the kernel disk cache for a compute capability without a GPU
@@ -33,6 +33,7 @@ from .kernels import (fft as _fft, gather_scatter as _indexing, linalg as _linal
                       manipulation as _manipulation, mask as _mask, reduce as _reduce,
                       scan as _scan, search as _search, sort as _sort)
 from .kernels import random as _random
+from .kernels import rows as _rows
 from . import primitives as _primitives
 from .engine.runtime import (CudaContextLost, CudaError, CudaKernelError, Event, Stream,  # noqa: F401
                              device_count, synchronize, unavailable_reason)
@@ -41,7 +42,7 @@ from .engine.array import CudaArray  # noqa: F401
 register_backend("cuda", {**_primitives.PRIMITIVES, **_linalg.PRIMITIVES, **_fft.PRIMITIVES,
                           **_reduce.PRIMITIVES, **_scan.PRIMITIVES, **_mask.PRIMITIVES,
                           **_search.PRIMITIVES, **_indexing.PRIMITIVES, **_manipulation.PRIMITIVES,
-                          **_sort.PRIMITIVES, **_random.PRIMITIVES})
+                          **_sort.PRIMITIVES, **_random.PRIMITIVES, **_rows.PRIMITIVES})
 
 
 def is_available() -> bool:

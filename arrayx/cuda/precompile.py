@@ -7,9 +7,10 @@ the backend can launch for arrays under 2**31 elements (each function for every 
 array or scalar operands, contiguous vectors, strided layouts and transposing tiles; casts,
 fill, where, clip and the creation kernels), the sort and set kernels, the commonest
 reductions, the common gather/scatter kernels, repeat's, the scans, flag scans, nonzero/mask
-kernels and searchsorted. Keys are the run-time keys (``compiler.cache_key``), so a GPU machine
-given this cache folder compiles nothing for these (64-bit strided variants, for larger arrays,
-and rarer reductions compile on first use).
+kernels, searchsorted and the row functions' (softmax, logsumexp, the norms). Keys are the
+run-time keys (``compiler.cache_key``), so a GPU machine given this cache folder compiles
+nothing for these (64-bit strided variants, for larger arrays, and rarer reductions compile on
+first use).
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ from .engine import compiler
 from .kernels import elementwise, gather_scatter, manipulation, mask, reduce, scan, search
 from .kernels.sort import sets
 from .kernels import random
+from .kernels import rows
 
 # every family whose kernels are compiled ahead of time (sets lists sort's kernels too)
 FAMILIES = (elementwise, sets, reduce, gather_scatter, manipulation, scan, mask, search,
-            random)
+            random, rows)
 
 
 def specs(only=None):

@@ -1,0 +1,51 @@
+"""Which kernel serves rows of a length: `layout` (a `RowKernel`), cached per (function, dtype,
+row length, vector access, weight, bias); the row count only sets the grid.
+
+* Rows that fit in registers (at most REGISTER_ROW_BYTES; logsumexp never needs them: it writes
+  no row back) are read once and written once: up to GROUP_VECTORS vectors a lane over a group
+  of T <= 32 lanes (T the least power of two covering the row's vectors, several rows a block),
+  else a block of T lanes (64 to MAX_BLOCK, about BLOCK_VECTORS vectors a lane).
+* Longer rows are streamed by a block of STREAM_BLOCK threads, read twice.
+* logsumexp streams every row: a group of T <= 32 lanes a row up to STREAM_GROUP_VECTORS
+  vectors, else a block of up to STREAM_BLOCK lanes.
+
+V is 16 bytes of the dtype when the host found every row and operand 16-byte aligned and the
+row length a multiple of V (`vec`), else 1 (scalar loads, still coalesced across the lanes).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from . import tuning
+from .source import RowKernel
+
+
+def _pow2_at_least(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())
+
+
+def _group(func, dtype, mode, nv, V, weight, bias):
+    """Several rows a block: T <= 32 lanes a row, the least power of two covering its nv
+    vectors (one vector a lane for rows of up to 32)."""
+    T = min(32, _pow2_at_least(nv))
+    return RowKernel(func, dtype, mode, T, -(-nv // T) if mode == "regs" else tuning.STREAM_UNROLL,
+                     V, tuning.GROUP_BLOCK, weight, bias)
+
+
+@functools.lru_cache(maxsize=1024)
+def layout(func, dtype, K, vec, weight, bias) -> RowKernel:
+    """The kernel of rows of length K >= 1 (see the module docstring)."""
+    V = 16 // dtype.itemsize if vec else 1
+    nv = -(-K // V)
+    if func != "logsumexp" and K * dtype.itemsize <= tuning.REGISTER_ROW_BYTES:
+        if nv <= 32 * tuning.GROUP_VECTORS:
+            return _group(func, dtype, "regs", nv, V, weight, bias)
+        T = min(tuning.MAX_BLOCK, max(64, _pow2_at_least(-(-nv // tuning.BLOCK_VECTORS))))
+        return RowKernel(func, dtype, "regs", T, -(-nv // T), V, T, weight, bias)
+    if func == "logsumexp" and nv <= tuning.STREAM_GROUP_VECTORS:
+        return _group(func, dtype, "stream", nv, V, weight, bias)
+    T = tuning.STREAM_BLOCK
+    if func == "logsumexp":  # rows of a few chunks a lane take fewer lanes than long ones
+        T = min(T, max(64, _pow2_at_least(-(-nv // (2 * tuning.STREAM_UNROLL)))))
+    return RowKernel(func, dtype, "stream", T, tuning.STREAM_UNROLL, V, T, weight, bias)

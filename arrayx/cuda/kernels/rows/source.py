@@ -1,0 +1,380 @@
+"""Kernel source of the row-function family: one generator, two modes (``RowKernel.mode``).
+
+* ``regs``: the row lives in registers. Lane l of a row's T lanes holds slots c = 0..C-1, slot
+  c being the V elements from (c T + l) V (a 16-byte vector when V > 1); slots past the row
+  hold the function's neutral value. The row is read once, reduced across the lanes (warp
+  shuffles; past 32 lanes, one shared-memory round a reduction), and written once.
+* ``stream``: the row is read in chunks of U vectors a lane (lane l loads vectors v, v + T, ...,
+  v = l + U T i), folded into running statistics (an online max and sum, shifted Chan
+  moments, a sum of squares), reduced across the lanes, then read again to write (logsumexp
+  writes one value a row and reads it once).
+
+T <= 32 lanes are a group inside a warp and a block holds block // T rows; T > 32 lanes are the
+whole block, one row. Every lane runs every shuffle and barrier (lanes of rows past M load
+nothing and store nothing), so the groups stay converged.
+
+Statistics (what each function folds, in the dtype: float32 in float32, float64 in float64):
+softmax, log_softmax, logsumexp: the max m and s = sum exp(x - m); in regs mode the max first,
+then the exponentials (one exp an element), in stream mode online: a chunk's max rescales s
+once (s exp(m - m')) before its exponentials are added, shifted by 0 while the max is -inf (a
+row of -inf so far adds nothing). layer_norm: the row shifted by its first element xr (so a
+common offset such as 1e4 keeps the mean's precision); regs: the mean, then the sum of squared
+deviations; stream: each chunk's mean and squared deviations merged into a lane's (n, mean,
+M2) by Chan's formula, then lanes merged the same way. rms_norm: the sum of squares.
+Merges of pairs take the lower lane's operand first, so every lane of a row computes the same
+bits.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ...engine import compiler
+from .._common import PREAMBLE, KernelSource, kernel_name, vload_statement
+
+FUNCTIONS = ("softmax", "log_softmax", "logsumexp", "layer_norm", "rms_norm")
+ONLINE = ("softmax", "log_softmax", "logsumexp")
+
+
+class RowKernel(NamedTuple):
+    """One kernel's configuration: `func` on rows of `dtype`; `mode` 'regs' (C slots a lane) or
+    'stream' (C vectors a lane a chunk); T lanes a row, V elements a vector (1: scalar loads),
+    `block` threads a block; `weight`/`bias`: whether the kernel takes them."""
+    func: str
+    dtype: np.dtype
+    mode: str
+    T: int
+    C: int
+    V: int
+    block: int
+    weight: bool = False
+    bias: bool = False
+
+
+class _Math:
+    """Names of one real type's arithmetic in kernel source."""
+
+    def __init__(self, dtype):
+        self.R = dtype.name
+        f = "f" if dtype == np.float32 else ""
+        self.exp, self.log, self.rsqrt = (f"libdevice.{n}{f}" for n in ("exp", "log", "rsqrt"))
+
+    def c(self, value) -> str:
+        return f"{self.R}({value})"
+
+
+def _max(a, b):
+    """NaN-propagating max(a, b) as an expression (a stays when it is NaN or larger)."""
+    return f"{a} if ({a} > {b} or {a} != {a}) else {b}"
+
+
+def _indent(lines, n=4):
+    return [" " * n + line for line in lines]
+
+
+def kernel_name_of(k: RowKernel) -> str:
+    layout = f"{k.mode}_t{k.T}{'c' if k.mode == 'regs' else 'u'}{k.C}v{k.V}"
+    return kernel_name("rows", k.func, k.dtype, layout, f"b{k.block}" if k.T < k.block else "",
+                       "w" if k.weight else "", "bias" if k.bias else "")
+
+
+class _Source:
+    """The statements of one RowKernel (see the module docstring)."""
+
+    def __init__(self, k: RowKernel):
+        self.k = k
+        self.m = _Math(k.dtype)
+        self.names = 0
+
+    # -- lanes: reductions over a row's T lanes -------------------------------------------------
+
+    def _fresh(self, stem):
+        self.names += 1
+        return f"{stem}{self.names}"
+
+    def allreduce(self, var, op):
+        """Statements leaving op ('max' or 'sum') of `var` over the row's lanes in every lane."""
+        k, R = self.k, self.m.R
+
+        def fold(other):
+            return [f"{var} = {_max(var, other)}"] if op == "max" else [f"{var} = {var} + {other}"]
+
+        lines = []
+        off = min(k.T, 32) // 2
+        while off >= 1:
+            lines += [f"o_ = cuda.shfl_xor_sync(0xffffffff, {var}, {off})"] + fold("o_")
+            off //= 2
+        if k.T > 32:
+            warps, sh = k.T // 32, self._fresh("sh_")
+            lines += [f"{sh} = cuda.shared.array({warps}, {R})", "if tid % 32 == 0:",
+                      f"    {sh}[tid // 32] = {var}", "cuda.syncthreads()", f"{var} = {sh}[0]",
+                      f"for w_ in range(1, {warps}):"] + _indent(fold(f"{sh}[w_]"))
+        return lines
+
+    def allmerge(self, state, merge):
+        """Statements leaving the merge of every lane's `state` (variable names) in every lane:
+        `merge(a, b)` gives statements setting `state` from the tuples of names a and b, a the
+        lower lanes' (so all lanes compute the same bits)."""
+        k, R = self.k, self.m.R
+        other = [f"o_{v}" for v in state]
+        low = [f"a_{v}" for v in state]
+        high = [f"b_{v}" for v in state]
+        lines = []
+        off = min(k.T, 32) // 2
+        while off >= 1:
+            lines += [f"{o} = cuda.shfl_xor_sync(0xffffffff, {v}, {off})"
+                      for o, v in zip(other, state)]
+            lines += [f"lo_ = (tid & {off}) == 0"]
+            lines += [f"{a} = {v} if lo_ else {o}" for a, v, o in zip(low, state, other)]
+            lines += [f"{b} = {o} if lo_ else {v}" for b, v, o in zip(high, state, other)]
+            lines += merge(low, high)
+            off //= 2
+        if k.T > 32:
+            warps = k.T // 32
+            shared = [self._fresh(f"sh_{v}_") for v in state]
+            lines += [f"{sh} = cuda.shared.array({warps}, {R})" for sh in shared]
+            lines += ["if tid % 32 == 0:"] + [f"    {sh}[tid // 32] = {v}"
+                                              for sh, v in zip(shared, state)]
+            lines += ["cuda.syncthreads()"] + [f"{v} = {sh}[0]" for sh, v in zip(shared, state)]
+            body = [f"{a} = {v}" for a, v in zip(low, state)]
+            body += [f"{b} = {sh}[w_]" for b, sh in zip(high, shared)]
+            lines += [f"for w_ in range(1, {warps}):"] + _indent(body + merge(low, high))
+        return lines
+
+    def online_merge(self, a, b):
+        """(m, s) from (max, sum of exp(x - max)) pairs a and b."""
+        (ma, sa), (mb, sb), M = a, b, self.m
+        return [f"mn_ = {_max(ma, mb)}", f"sh_ = mn_ if mn_ > {M.c('-INF')} else {M.c(0)}",
+                f"s = {sa} * {M.exp}({ma} - sh_) + {sb} * {M.exp}({mb} - sh_)", "m = mn_"]
+
+    def chan_merge(self, a, b):
+        """(n, mu, q) from (count, mean, sum of squared deviations) triples a and b."""
+        (na, mua, qa), (nb, mub, qb), M = a, b, self.m
+        return ["nn_ = " + f"{na} + {nb}",
+                f"f_ = {nb} / nn_ if nn_ > {M.c(0)} else {M.c(0)}", f"d_ = {mub} - {mua}",
+                f"mu = {mua} + d_ * f_", f"q = {qa} + {qb} + d_ * d_ * {na} * f_", "n = nn_"]
+
+    # -- the kernel's parts ---------------------------------------------------------------------
+
+    def signature(self):
+        k = self.k
+        ptr = f"{k.dtype.name}*"
+        args, types = ["inp", "out"], [ptr, ptr]
+        for flag, name in ((k.weight, "weight"), (k.bias, "bias")):
+            if flag:
+                args.append(name)
+                types.append(ptr)
+        return args + ["M", "K", "sK", "eps"], types + ["int64", "int64", "int64", "float64"]
+
+    def prologue(self):
+        k = self.k
+        lines = ["tid = cuda.threadIdx.x"]
+        if k.T < k.block:
+            lines += [f"lane = tid % {k.T}", f"row = int64(cuda.blockIdx.x) * {k.block // k.T} "
+                      f"+ tid // {k.T}"]
+        else:
+            lines += ["lane = tid", "row = int64(cuda.blockIdx.x)"]
+        lines += ["valid = row < M", "src = row * sK", "dst = row * K"]
+        if k.func in ("layer_norm", "rms_norm"):
+            lines += [f"inv_k = {self.m.c(1)} / {self.m.c('K')}"]
+        if k.func == "layer_norm":  # the shift: the row's first element
+            lines += [f"xr = inp[src] if valid else {self.m.c(0)}"]
+        return lines
+
+    def load(self, names, pos):
+        """Statement loading V elements at `pos` (an element offset of inp) into `names`."""
+        if self.k.V == 1:
+            return f"{names[0]} = inp[{pos}]"
+        return vload_statement(names, "inp", pos)
+
+    def output_values(self, names, j):
+        """(statements, expressions): the outputs of the input values `names` at row index j
+        (their first), from the row's statistics."""
+        k, M = self.k, self.m
+        f = k.func
+        if f == "softmax":
+            return [], [f"{M.exp}({x} - m) * r" for x in names]
+        if f == "log_softmax":
+            return [], [f"({x} - m) - ls" for x in names]
+        pre, out = [], []
+        for q, x in enumerate(names):
+            y = f"(({x} - xr) - mu) * rstd" if f == "layer_norm" else f"{x} * rstd"
+            if k.weight:
+                y = f"{y} * w_{q}"
+            if k.bias:
+                y = f"{y} + b_{q}"
+            out.append(y)
+        for flag, arr, stem in ((k.weight, "weight", "w"), (k.bias, "bias", "b")):
+            if flag:
+                vals = [f"{stem}_{q}" for q in range(len(names))]
+                pre.append(f"{vals[0]} = {arr}[{j}]" if len(names) == 1 else
+                           vload_statement(vals, arr, j))
+        return pre, out
+
+    def store(self, names, j):
+        """Statements computing and storing the outputs of `names` at row index j."""
+        pre, exprs = self.output_values(names, j)
+        if len(exprs) == 1:
+            return pre + [f"out[dst + {j}] = {exprs[0]}"]
+        return pre + [f"vstore{len(exprs)}(out, dst + {j}, ({', '.join(exprs)}))"]
+
+    def statistics(self):
+        """Statements turning the reduced statistics into what output_values reads."""
+        f, M = self.k.func, self.m
+        if f == "softmax":
+            return [f"r = {M.c(1)} / s"]
+        if f == "log_softmax":
+            return [f"ls = {M.log}(s) if m - m == {M.c(0)} else {M.c(0)}"]
+        if f == "layer_norm":
+            return [f"rstd = {M.rsqrt}(q * inv_k + {M.c('eps')})"]
+        if f == "rms_norm":
+            return [f"rstd = {M.rsqrt}(q * inv_k + {M.c('eps')})"]
+        return []
+
+    # -- regs mode ------------------------------------------------------------------------------
+
+    def regs(self, src):
+        k, M = self.k, self.m
+        T, C, V = k.T, k.C, k.V
+        slots = [[f"x{c}_{q}" for q in range(V)] for c in range(C)]
+        flat = [x for s in slots for x in s]
+        neutral = M.c("-INF") if k.func in ONLINE else M.c(0)
+        lines = []
+        for c in range(C):
+            lines += [f"j{c} = int64(({c} * {T} + lane) * {V})", f"in{c} = valid and j{c} < K"]
+        lines += [f"{x} = {neutral}" for x in flat]
+        for c, names in enumerate(slots):
+            body = [self.load(names, f"src + j{c}")]
+            if k.func == "layer_norm":
+                body += [f"{x} = {x} - xr" for x in names]
+            lines += [f"if in{c}:"] + _indent(body)
+        src.section("this lane's slots of the row (slots past the row: neutral)", lines)
+        f = k.func
+        if f in ONLINE:
+            lines = ["m = x0_0"] + [f"m = {_max('m', x)}" for x in flat[1:]]
+            src.section("the row's maximum", lines + self.allreduce("m", "max"))
+            if f == "softmax":  # the exponentials replace the values: one exp an element
+                lines = [f"{x} = {M.exp}({x} - m)" for x in flat]
+                lines += [f"s = {' + '.join(flat)}"]
+            else:
+                lines = [f"s = {' + '.join(f'{M.exp}({x} - m)' for x in flat)}"]
+            src.section("the sum of the exponentials", lines + self.allreduce("s", "sum"))
+            if f == "softmax":
+                src.section("the scale", self.statistics())
+                exprs = {x: f"{x} * r" for x in flat}
+            else:
+                src.section("the log of the sum (0 where the max is not finite)",
+                            self.statistics())
+                exprs = None
+        elif f == "layer_norm":
+            lines = [f"s = {' + '.join(flat)}"] + self.allreduce("s", "sum") + ["mu = s * inv_k"]
+            src.section("the mean of the shifted row", lines)
+            lines = []
+            for c, names in enumerate(slots):  # slots past the row stay 0
+                lines += [f"if in{c}:"] + _indent([f"{x} = {x} - mu" for x in names])
+            lines += [f"q = {' + '.join(f'{x} * {x}' for x in flat)}"]
+            src.section("the deviations and their squares",
+                        lines + self.allreduce("q", "sum") + self.statistics())
+            exprs = {x: f"{x} * rstd" for x in flat}
+        else:
+            lines = [f"q = {' + '.join(f'{x} * {x}' for x in flat)}"]
+            src.section("the mean square", lines + self.allreduce("q", "sum") + self.statistics())
+            exprs = {x: f"{x} * rstd" for x in flat}
+        lines = []
+        for c, names in enumerate(slots):
+            if exprs is None:
+                body = self.store(names, f"j{c}")
+            else:  # the values already hold what the output needs, less weight and bias
+                pre, _ = self.output_values(names, f"j{c}")
+                outs = [exprs[x] + (f" * w_{q}" if k.weight else "") +
+                        (f" + b_{q}" if k.bias else "") for q, x in enumerate(names)]
+                body = pre + ([f"out[dst + j{c}] = {outs[0]}"] if V == 1 else
+                              [f"vstore{V}(out, dst + j{c}, ({', '.join(outs)}))"])
+            lines += [f"if in{c}:"] + _indent(body)
+        src.section("the row's results", lines)
+
+    # -- stream mode ----------------------------------------------------------------------------
+
+    def fold(self, names):
+        """Statements folding the input values `names` into this lane's running statistics."""
+        f, M = self.k.func, self.m
+        if f in ONLINE:
+            lines = [f"cm = {names[0]}"] + [f"cm = {_max('cm', x)}" for x in names[1:]]
+            lines += [f"mn_ = {_max('m', 'cm')}",
+                      f"sh_ = mn_ if mn_ > {M.c('-INF')} else {M.c(0)}",
+                      f"s = s * {M.exp}(m - sh_) + "
+                      + " + ".join(f"{M.exp}({x} - sh_)" for x in names), "m = mn_"]
+            return lines
+        if f == "rms_norm":
+            return ["q = q + " + " + ".join(f"{x} * {x}" for x in names)]
+        lines = [f"{x} = {x} - xr" for x in names]
+        lines += [f"cmu = ({' + '.join(names)}) * {M.c(1 / len(names))}",
+                  f"cq = {' + '.join(f'({x} - cmu) * ({x} - cmu)' for x in names)}"]
+        return lines + self.chan_merge(("n", "mu", "q"), (M.c(len(names)), "cmu", "cq"))
+
+    def sweep(self, visit, per_vector):
+        """Statements visiting every element of this lane's share of the row once: whole chunks
+        of C vectors, then single vectors (the host takes vectors only for rows of whole
+        vectors). `visit(names, j)` gives the statements for the loaded values `names` at row
+        index j: once a vector (`per_vector`), else once for a chunk's values together."""
+        k = self.k
+        T, U, V = k.T, k.C, k.V
+
+        def chunk(us):
+            names = [[f"x{u}_{q}" for q in range(V)] for u in us]
+            lines = [self.load(n, f"src + (v + {u * T}) * {V}") for u, n in zip(us, names)]
+            if not per_vector:
+                return lines + visit([x for n in names for x in n], None)
+            for u, n in zip(us, names):
+                lines += visit(n, f"(v + {u * T}) * {V}")
+            return lines
+
+        lines = ["v = lane", f"while v + {(U - 1) * T} < nv:"] + _indent(chunk(range(U)))
+        return lines + [f"    v += {U * T}", "while v < nv:"] + _indent(chunk([0])) + \
+            [f"    v += {T}"]
+
+    def stream(self, src):
+        k, M = self.k, self.m
+        f = k.func
+        start = {"online": ["m = " + M.c("-INF"), "s = " + M.c(0)],
+                 "layer_norm": ["n = " + M.c(0), "mu = " + M.c(0), "q = " + M.c(0)],
+                 "rms_norm": ["q = " + M.c(0)]}[f if f not in ONLINE else "online"]
+        src.section("this lane's share of the row",
+                    [f"nv = K // {k.V} if valid else int64(0)"] + start)
+        src.section("fold this lane's elements into its statistics",
+                    self.sweep(lambda names, j: self.fold(names), per_vector=False))
+        if f in ONLINE:
+            lines = self.allmerge(("m", "s"), self.online_merge)
+        elif f == "layer_norm":
+            lines = self.allmerge(("n", "mu", "q"), self.chan_merge)
+        else:
+            lines = self.allreduce("q", "sum")
+        src.section("the row's statistics from its lanes'", lines + self.statistics())
+        if f == "logsumexp":
+            leader = "lane == 0 and valid"
+            src.section("the result", [f"if {leader}:",
+                                       f"    out[row] = (m + {M.log}(s)) if m - m == {M.c(0)} "
+                                       f"else m"])
+            return
+        src.section("read the row again and write its results",
+                    self.sweep(self.store, per_vector=True))
+
+    def source(self):
+        k = self.k
+        args, types = self.signature()
+        src = KernelSource(kernel_name_of(k), args, PREAMBLE)
+        src.section("this thread's row and lane", self.prologue())
+        if k.mode == "regs":
+            self.regs(src)
+        else:
+            self.stream(src)
+        return src, types
+
+
+def kernel_spec(k: RowKernel) -> compiler.KernelSpec:
+    """The KernelSpec of `k`, bounded to its block size: ptxas keeps the registers within what
+    a block of 1024 threads may use (a larger allocation would fail every launch)."""
+    src, types = _Source(k).source()
+    return compiler.KernelSpec(src.name, src.text(), src.name, tuple(types), (k.block, 1))

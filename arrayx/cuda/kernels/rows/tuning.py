@@ -1,0 +1,33 @@
+"""The row-function family's tuning knobs, each with its reason. They are first choices made
+without a GPU measurement (the family is new): benchmarks/rows_bench.py measures them, and a
+sweep that changes one records why in benchmarks/README.md.
+
+The family reads them as ``tuning.NAME`` when it builds a plan (plans.py), and every knob that
+shapes a kernel is part of the plan's key, so a sweep can set them at run time.
+"""
+
+from __future__ import annotations
+
+# threads of a block whose rows are short enough for a group of at most 32 lanes (a warp or
+# part of one) each: 8 warps, several rows a block, no barrier anywhere in the kernel
+GROUP_BLOCK = 256
+# a row held in registers by a group of at most 32 lanes takes up to this many 16-byte vectors
+# a lane (8 x float4: 1024 float32, as PyTorch's and MLX's warp-per-row kernels stop near there)
+GROUP_VECTORS = 8
+# a longer row held in registers by a block: vectors a thread aims at, so that a block is
+# T = next power of two of (vectors / BLOCK_VECTORS) threads, at least 64 and at most 1024
+BLOCK_VECTORS = 4
+MAX_BLOCK = 1024
+# rows of at most this many bytes are held in registers (read once, written once): 8192 float32
+# or 4096 float64, 32 bytes a thread of a 1024-thread block; longer rows are read twice
+REGISTER_ROW_BYTES = 32768
+
+# long rows (and logsumexp's rows, never written back) are streamed by a block of this many
+# threads, a row a block ...
+STREAM_BLOCK = 512
+# ... each thread loading this many 16-byte vectors back to back before folding them, so that
+# the loads are in flight together (and the online max and sum rescales once per chunk)
+STREAM_UNROLL = 4
+# logsumexp of rows up to this many vectors streams them with a group of at most 32 lanes a row
+# (several rows a block), as the reduction family's row sums do
+STREAM_GROUP_VECTORS = 256
