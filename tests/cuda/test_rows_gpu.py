@@ -62,7 +62,8 @@ PTX_CASES = [("softmax", "float32", 4096, True, False, False),       # a block's
              ("log_softmax", "float32", 16384, True, False, False),  # streamed, read twice
              ("layer_norm", "float64", 9000, True, True, False),     # Chan moments, streamed
              ("softmax", "float32", 4095, False, False, False),      # scalar, 1024 lanes
-             ("rms_norm", "float64", 20001, False, True, False)]     # scalar, streamed
+             ("rms_norm", "float64", 20001, False, True, False),     # scalar, streamed
+             ("logsumexp", "float32", 1 << 20, True, False, False)]  # split over blocks
 
 
 def _ptx_case_id(case):
@@ -79,6 +80,8 @@ def test_kernels_compile_to_ptx(case):
     from arrayx.cuda.kernels.rows.source import kernel_spec
     name, dtype, K, vec, weight, bias = case
     k = plans.layout(name, np.dtype(dtype), K, vec, weight, bias)
+    split = plans.split_count(k, 1, K // k.V, 132) > 1
+    k = k._replace(split=split)
     try:
         ptx = compiler.compile_spec(kernel_spec(k), (9, 0), debug=False)
     except Exception as e:  # NVVM missing on this machine
@@ -96,6 +99,13 @@ def test_kernels_compile_to_ptx(case):
     assert "shfl.sync.bfly" in ptx
     assert ("bar.sync" in ptx) == (k.T > 32), k
     assert f".maxntid {k.block}, 1, 1" in ptx
+    if split:  # the partial fenced before the ticket, the fold's loads through L2 after it
+        lines = [line.strip() for line in ptx.splitlines()]
+        atom = next(i for i, line in enumerate(lines) if line.startswith("atom.global.add.u32"))
+        assert any(line.startswith("membar.gl") for line in lines[:atom])
+        assert any(line.startswith("membar.gl") for line in lines[atom + 1:])
+        loads = [i for i, line in enumerate(lines) if line.startswith("ld.global.cg")]
+        assert loads and min(loads) > atom
 
 
 # ---- on a GPU ----------------------------------------------------------------------------------
@@ -208,6 +218,34 @@ def test_special_rows_and_large_magnitudes_on_every_layout():
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("shape, col", [((1, 1 << 24), 0), ((3, 1_000_003), 1), ((40, 300_000), 0)])
+def test_logsumexp_of_few_long_rows_splits_them(shape, col):
+    """Fewer rows than a wave of blocks: each row shared by S blocks, one launch, the last block
+    of a row folding the partials; the same bits on every launch (the fold's order is fixed),
+    the counters back at 0 (the next split launch on the stream would fold wrongly else)."""
+    import arrayx as xp
+    from arrayx.cuda.engine import runtime
+    from arrayx.cuda.kernels.rows import plans
+    xp.set_host_fallback("error")
+    rng = np.random.default_rng(shape[1])
+    base = _rows_data(rng, "float32", (shape[0], shape[1] + col))
+    h = base[:, col:]
+    x = xp.asarray(base, device="cuda:0")[:, col:]
+    k = _layout_of("logsumexp", x)
+    assert plans.split_count(k, shape[0], shape[1] // k.V,
+                             runtime.get_device(0).multiprocessor_count) > 1
+    expected = cpu_result("logsumexp", np.ascontiguousarray(h).astype(np.float64))
+    results = [xp.logsumexp(x) for _ in range(5)]
+    for r in results:
+        assert np.array_equal(np.asarray(r.to_device("cpu")),
+                              np.asarray(results[0].to_device("cpu")))
+    assert close(results[0].to_device("cpu"), expected, "float32", scale=20.0)
+    flat = xp.logsumexp(xp.asarray(base, device="cuda:0"), axis=None)
+    assert close(flat.to_device("cpu"), cpu_result("logsumexp", base.astype(np.float64).ravel()),
+                 "float32", scale=20.0)
+
+
+@pytest.mark.gpu
 def test_empty_and_single_rows():
     import arrayx as xp
     xp.set_host_fallback("error")
@@ -238,6 +276,13 @@ def _simulate():
     tuning.GROUP_BLOCK, tuning.GROUP_VECTORS, tuning.BLOCK_VECTORS = 64, 2, 2
     tuning.MAX_BLOCK, tuning.REGISTER_ROW_BYTES = 128, 2048
     tuning.STREAM_BLOCK, tuning.STREAM_UNROLL, tuning.STREAM_GROUP_VECTORS = 64, 2, 16
+    tuning.SPLIT_MIN_CHUNKS = 1  # a simulated GPU of 2 SMs: logsumexp of up to 7 rows splits
+    counters = np.zeros(tuning.SPLIT_COUNTERS, np.uint32)
+
+    def ticket(c, i):  # blocks run one after another: no race
+        old = c[i]
+        c[i] = old + np.uint32(1)
+        return np.uint32(old)
 
     class Libdevice:
         expf = staticmethod(lambda x: np.float32(np.exp(np.float32(x))))
@@ -249,8 +294,11 @@ def _simulate():
 
     def run(name, base, offset, M, K, row_stride, weight, bias, vec):
         k = plans.layout(name, base.dtype, K, vec, weight is not None, bias is not None)
+        S = plans.split_count(k, M, K // k.V, 2)
+        k = k._replace(split=S > 1)
         spec = kernel_spec(k)
-        ns = {"cuda": cuda, "libdevice": Libdevice, **NUMPY_TYPES}
+        ns = {"cuda": cuda, "libdevice": Libdevice, "ticket": ticket,
+              "load_cg": lambda p, i: p[i], **NUMPY_TYPES}
         ns.update({f"vload{n}": vload(n) for n in (1, 2, 4)})
         ns.update({f"vstore{n}": vstore(n) for n in (1, 2, 4)})
         exec(spec.source, ns)
@@ -258,8 +306,15 @@ def _simulate():
         args = [Ptr(base, offset), Ptr(out, 0)]
         args += [Ptr(p, 0) for p in (weight, bias) if p is not None]
         grid = -(-M // (k.block // k.T))
-        launch(ns[spec.entry], grid, k.block, args + [M, K, row_stride, 1e-5],
-               list(range(grid))[::-1])
+        tail = [M, K, row_stride, 1e-5]
+        if k.split:
+            partials = np.full(2 * M * S, 55.0, base.dtype)
+            args += [Ptr(partials, 0), Ptr(partials, M * S), Ptr(counters, 0)]
+            grid, tail = M * S, tail + [S]
+        order = list(range(grid))
+        rng.shuffle(order)  # any block may be the last of its row
+        launch(ns[spec.entry], grid, k.block, args + tail, order)
+        assert not counters.any(), "a split launch left its counters non-zero"
         return (out if name == "logsumexp" else out.reshape(M, K)), k
 
     rng = np.random.default_rng(3)
@@ -268,7 +323,8 @@ def _simulate():
     cases = [("float32", 9, 16, 0, 0), ("float32", 5, 100, 0, 0), ("float32", 4, 200, 0, 0),
              ("float32", 2, 250, 0, 0), ("float32", 2, 256, 1, 3), ("float32", 2, 512, 0, 0),
              ("float32", 4, 700, 0, 0), ("float32", 2, 701, 2, 0), ("float64", 4, 96, 0, 0),
-             ("float64", 2, 200, 0, 0), ("float64", 2, 300, 0, 0),
+             ("float64", 2, 200, 0, 0), ("float64", 2, 300, 0, 0), ("float32", 1, 2000, 0, 0),
+             ("float32", 3, 1800, 1, 0),
              ("float32", 1, 1, 0, 0)]
     with np.errstate(all="ignore"):
         for dtype, M, K, col, pad in cases:
@@ -294,8 +350,8 @@ def _simulate():
                 got, k = run(name, base, col, M, K, row_stride, weight, bias, vec)
                 ok = close(got, cpu_result(name, h, weight, bias), dtype, scale=10.0)
                 print(f"{'ok ' if ok else 'BAD'} {name} {dtype} {M}x{K} (offset {col}, row "
-                      f"stride {row_stride}): {k.mode} T={k.T} C={k.C} V={k.V} block={k.block}",
-                      flush=True)
+                      f"stride {row_stride}): {k.mode} T={k.T} C={k.C} V={k.V} block={k.block}"
+                      + (" split" if k.split else ""), flush=True)
                 bad += not ok
     print("BAD", bad)
     return bad

@@ -1,4 +1,5 @@
-"""The `row_function` primitive on CUDA: the rows' layout, the operands' alignment, the launch.
+"""The `row_function` primitive on CUDA: the rows' layout, the operands' alignment, the launch
+(and a split logsumexp's partials and counters).
 
 Rows are read in place when their last axis is contiguous and the other axes collapse to one
 stride (offset and sliced views, every C-contiguous array); any other layout (a permuted view:
@@ -9,14 +10,19 @@ from __future__ import annotations
 
 import math
 
-from ...engine import compiler, runtime
+import numpy as np
+
+from ...engine import compiler, copies, runtime
 from ...engine.array import new_array
 from ...engine.layout import collapse
 from .. import elementwise
-from .plans import layout
+from . import tuning
+from .plans import layout, split_count
 from .source import kernel_spec
 
 VECTOR_BYTES = 16
+SPLIT_SCRATCH = "rows split"  # the split counters' key in runtime.Stream.scratch
+_UINT32 = np.dtype("uint32")
 
 
 def _rows(a):
@@ -56,9 +62,34 @@ def row_function(name, a, weight, bias, eps):
     if M == 0 or K == 0:  # nothing to read: empty rows (logsumexp: -inf) or no rows
         return elementwise.fill(out, -math.inf) if name == "logsumexp" and out.size else out
     k, a, row_stride, operands = prepare(name, a, weight, bias)
-    kern = compiler.cached_kernel(dev.index, "rows", k, lambda: kernel_spec(k))
     nbytes = M * K * a.dtype.itemsize * (1 if name == "logsumexp" else 2)
-    kern(dev.stream, -(-M // (k.block // k.T)), k.block,
+    S = split_count(k, M, K // k.V, dev.multiprocessor_count)
+    stream = dev.stream
+    if S > 1:
+        k = k._replace(split=True)
+        kern = compiler.cached_kernel(dev.index, "rows", k, lambda: kernel_spec(k))
+        counters = _split_counters(stream)
+        partials = new_array(dev.index, (2 * M * S,), a.dtype, dev.allocator)
+        kern(stream, M * S, k.block,
+             (a.ptr, out.ptr, partials.ptr, partials.ptr + M * S * a.dtype.itemsize,
+              counters.ptr, M, K, row_stride, 0.0, S),
+             (a.buffer, out.buffer, partials.buffer, counters.buffer), nbytes)
+        return out
+    kern = compiler.cached_kernel(dev.index, "rows", k, lambda: kernel_spec(k))
+    kern(stream, -(-M // (k.block // k.T)), k.block,
          (a.ptr, out.ptr) + tuple(p.ptr for p in operands) + (M, K, row_stride, float(eps)),
          (a.buffer, out.buffer) + tuple(p.buffer for p in operands), nbytes)
     return out
+
+
+def _split_counters(stream):
+    """The stream's SPLIT_COUNTERS uint32 ticket counters of split launches (its
+    Stream.scratch[SPLIT_SCRATCH]): zeroed once, queued ahead of the first launch using them;
+    every launch leaves them at 0."""
+    counters = stream.scratch.get(SPLIT_SCRATCH)
+    if counters is None:
+        dev = stream.device
+        counters = new_array(dev.index, (tuning.SPLIT_COUNTERS,), _UINT32, dev.allocator)
+        copies.zero_scratch(stream, counters)
+        stream.scratch[SPLIT_SCRATCH] = counters
+    return counters

@@ -9,6 +9,8 @@ row length, vector access, weight, bias); the row count only sets the grid.
 * logsumexp streams every row: a group of T <= 32 lanes a row up to STREAM_GROUP_VECTORS
   vectors, else a block of up to STREAM_BLOCK lanes.
 
+logsumexp of few long rows splits each over S blocks (`split_count`), so the launch fills the GPU.
+
 V is 16 bytes of the dtype when the host found every row and operand 16-byte aligned and the
 row length a multiple of V (`vec`), else 1 (scalar loads, still coalesced across the lanes).
 """
@@ -49,3 +51,14 @@ def layout(func, dtype, K, vec, weight, bias) -> RowKernel:
     if func == "logsumexp":  # rows of a few chunks a lane take fewer lanes than long ones
         T = min(T, max(64, _pow2_at_least(-(-nv // (2 * tuning.STREAM_UNROLL)))))
     return RowKernel(func, dtype, "stream", T, tuning.STREAM_UNROLL, V, T, weight, bias)
+
+
+def split_count(k: RowKernel, M: int, nv: int, sms: int) -> int:
+    """Blocks S to share each of M rows of nv vectors of kernel `k` among (1: no split): only
+    logsumexp's block-streamed rows, fewer than a wave of SPLIT_BLOCKS_PER_SM blocks an SM, S
+    the least filling the wave, each block keeping SPLIT_MIN_CHUNKS chunks a lane."""
+    wave = tuning.SPLIT_BLOCKS_PER_SM * sms
+    if k.func != "logsumexp" or k.T != k.block or M >= wave or M > tuning.SPLIT_COUNTERS:
+        return 1
+    most = nv // (k.T * k.C * tuning.SPLIT_MIN_CHUNKS)
+    return max(1, min(-(-wave // M), most))

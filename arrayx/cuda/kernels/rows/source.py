@@ -41,7 +41,9 @@ ONLINE = ("softmax", "log_softmax", "logsumexp")
 class RowKernel(NamedTuple):
     """One kernel's configuration: `func` on rows of `dtype`; `mode` 'regs' (C slots a lane) or
     'stream' (C vectors a lane a chunk); T lanes a row, V elements a vector (1: scalar loads),
-    `block` threads a block; `weight`/`bias`: whether the kernel takes them."""
+    `block` threads a block; `weight`/`bias`: whether the kernel takes them; `split`: a
+    logsumexp row is shared by S blocks (T == block), the last of them to finish folds their
+    partials."""
     func: str
     dtype: np.dtype
     mode: str
@@ -51,6 +53,7 @@ class RowKernel(NamedTuple):
     block: int
     weight: bool = False
     bias: bool = False
+    split: bool = False
 
 
 class _Math:
@@ -77,7 +80,8 @@ def _indent(lines, n=4):
 def kernel_name_of(k: RowKernel) -> str:
     layout = f"{k.mode}_t{k.T}{'c' if k.mode == 'regs' else 'u'}{k.C}v{k.V}"
     return kernel_name("rows", k.func, k.dtype, layout, f"b{k.block}" if k.T < k.block else "",
-                       "w" if k.weight else "", "bias" if k.bias else "")
+                       "w" if k.weight else "", "bias" if k.bias else "",
+                       "split" if k.split else "")
 
 
 class _Source:
@@ -166,7 +170,11 @@ class _Source:
             if flag:
                 args.append(name)
                 types.append(ptr)
-        return args + ["M", "K", "sK", "eps"], types + ["int64", "int64", "int64", "float64"]
+        if k.split:  # each block's partial (max, sum) and the rows' ticket counters
+            args += ["partial_m", "partial_s", "counters"]
+            types += [ptr, ptr, "uint32*"]
+        args, types = args + ["M", "K", "sK", "eps"], types + ["int64", "int64", "int64", "float64"]
+        return (args + ["S"], types + ["int64"]) if k.split else (args, types)
 
     def prologue(self):
         k = self.k
@@ -174,6 +182,9 @@ class _Source:
         if k.T < k.block:
             lines += [f"lane = tid % {k.T}", f"row = int64(cuda.blockIdx.x) * {k.block // k.T} "
                       f"+ tid // {k.T}"]
+        elif k.split:  # block b: part b % S of row b // S
+            lines += ["lane = tid", "row = int64(cuda.blockIdx.x) // S",
+                      "part = int64(cuda.blockIdx.x) % S"]
         else:
             lines += ["lane = tid", "row = int64(cuda.blockIdx.x)"]
         lines += ["valid = row < M", "src = row * sK", "dst = row * K"]
@@ -321,6 +332,7 @@ class _Source:
         index j: once a vector (`per_vector`), else once for a chunk's values together."""
         k = self.k
         T, U, V = k.T, k.C, k.V
+        first, bound = ("part * per + lane", "end") if k.split else ("lane", "nv")
 
         def chunk(us):
             names = [[f"x{u}_{q}" for q in range(V)] for u in us]
@@ -331,8 +343,8 @@ class _Source:
                 lines += visit(n, f"(v + {u * T}) * {V}")
             return lines
 
-        lines = ["v = lane", f"while v + {(U - 1) * T} < nv:"] + _indent(chunk(range(U)))
-        return lines + [f"    v += {U * T}", "while v < nv:"] + _indent(chunk([0])) + \
+        lines = [f"v = {first}", f"while v + {(U - 1) * T} < {bound}:"] + _indent(chunk(range(U)))
+        return lines + [f"    v += {U * T}", f"while v < {bound}:"] + _indent(chunk([0])) + \
             [f"    v += {T}"]
 
     def stream(self, src):
@@ -341,8 +353,11 @@ class _Source:
         start = {"online": ["m = " + M.c("-INF"), "s = " + M.c(0)],
                  "layer_norm": ["n = " + M.c(0), "mu = " + M.c(0), "q = " + M.c(0)],
                  "rms_norm": ["q = " + M.c(0)]}[f if f not in ONLINE else "online"]
-        src.section("this lane's share of the row",
-                    [f"nv = K // {k.V} if valid else int64(0)"] + start)
+        share = [f"nv = K // {k.V} if valid else int64(0)"]
+        if k.split:  # part p of S: vectors [p per, (p + 1) per) of the row
+            share += ["per = (nv + S - 1) // S", "end = (part + 1) * per", "if end > nv:",
+                      "    end = nv"]
+        src.section("this lane's share of the row", share + start)
         src.section("fold this lane's elements into its statistics",
                     self.sweep(lambda names, j: self.fold(names), per_vector=False))
         if f in ONLINE:
@@ -352,14 +367,38 @@ class _Source:
         else:
             lines = self.allreduce("q", "sum")
         src.section("the row's statistics from its lanes'", lines + self.statistics())
+        result = f"(m + {M.log}(s)) if m - m == {M.c(0)} else m"
+        if k.split:
+            self.split_fold(src, result)
+            return
         if f == "logsumexp":
-            leader = "lane == 0 and valid"
-            src.section("the result", [f"if {leader}:",
-                                       f"    out[row] = (m + {M.log}(s)) if m - m == {M.c(0)} "
-                                       f"else m"])
+            src.section("the result", ["if lane == 0 and valid:", f"    out[row] = {result}"])
             return
         src.section("read the row again and write its results",
                     self.sweep(self.store, per_vector=True))
+
+    def split_fold(self, src, result):
+        """A split row's epilogue (as the reduction family's split kernels): thread 0 stores the
+        block's partial, fences, takes a ticket on the row's counter; the block that draws
+        S - 1 fences again (the other partials happen before its loads), folds the S partials
+        (read through L2, in a fixed order: the result does not depend on which block came
+        last), stores the row's value and puts the counter back to 0 for the next launch."""
+        M = self.m
+        src.section("this block's partial, then its ticket", [
+            "last_ = cuda.shared.array(1, int32)", "if tid == 0:",
+            "    partial_m[row * S + part] = m", "    partial_s[row * S + part] = s",
+            "    cuda.threadfence()  # release: the partial before the ticket",
+            "    last = ticket(counters, row) == S - 1",
+            "    if last:  # acquire: the other blocks' partials before the fold's loads",
+            "        cuda.threadfence()", "    last_[0] = int32(last)", "cuda.syncthreads()"])
+        fold = [f"m = {M.c('-INF')}", f"s = {M.c(0)}", "jf = int64(tid)", "while jf < S:"]
+        fold += _indent(["pm_ = load_cg(partial_m, row * S + jf)",
+                         "ps_ = load_cg(partial_s, row * S + jf)"]
+                        + self.online_merge(("m", "s"), ("pm_", "ps_")) + [f"jf += {self.k.T}"])
+        fold += self.allmerge(("m", "s"), self.online_merge)
+        fold += ["if tid == 0:", f"    out[row] = {result}", "    counters[row] = uint32(0)"]
+        src.section("the row's last block folds the S partials, stores, resets the counter",
+                    ["if last_[0] != 0:"] + _indent(fold))
 
     def source(self):
         k = self.k

@@ -31,3 +31,12 @@ STREAM_UNROLL = 4
 # logsumexp of rows up to this many vectors streams them with a group of at most 32 lanes a row
 # (several rows a block), as the reduction family's row sums do
 STREAM_GROUP_VECTORS = 256
+
+# logsumexp of fewer rows than a wave of this many STREAM_BLOCK blocks an SM splits each row
+# over S blocks, in one launch (the last block of a row folds the partials), as the reduction
+# family splits its long rows: a block a row would leave most SMs idle (axis=None is one row) ...
+SPLIT_BLOCKS_PER_SM = 4
+# ... each block taking at least this many chunks a lane (fewer make the fold the larger part)
+SPLIT_MIN_CHUNKS = 4
+# a stream's split counters: a split launch has fewer rows than a wave of blocks
+SPLIT_COUNTERS = 4096
