@@ -482,6 +482,25 @@ class Array:
         """Arrays are mutable: TypeError."""
         raise TypeError("arrayx arrays are mutable and unhashable")
 
+    # --- copying and pickling -------------------------------------------------------------
+    def __copy__(self) -> Array:
+        """``copy.copy(x)``: a copy of the elements on the same device, as NumPy's arrays copy
+        theirs (a mutable array sharing its buffer would not be a copy)."""
+        return _ns.asarray(self, copy=True)
+
+    def __deepcopy__(self, memo: dict) -> Array:
+        """``copy.deepcopy(x)``: the same as ``copy.copy(x)`` (the elements are numbers)."""
+        return _ns.asarray(self, copy=True)
+
+    def __reduce__(self) -> tuple[Any, tuple[np.ndarray, str]]:
+        """Pickles as the elements on the host and the device's name; unpickling copies them to
+        that device, which must exist where the pickle is loaded."""
+        return _array_from_pickle, (_host_piece(self), str(self._device))
+
+
+def _array_from_pickle(host: np.ndarray, device: str) -> Array:
+    return _ns.asarray(host, device=device)
+
 
 def _host_piece(x: Array) -> np.ndarray:
     """`x` on the host: the one transfer repr() makes per block it prints."""

@@ -182,13 +182,16 @@ def _as_host_array(obj, dtype, copy):
                              f"{dtype or 'an array'} without a copy") from None
         raise
     if dtype is None:
-        if host.dtype.kind == "i" and not is_buffer and host.dtype != dt.int64:
-            host = host.astype(dt.int64)
-        elif host.dtype.kind == "u" and not is_buffer:
+        # Python ints alone give int64, or uint64 past its range; a smaller integer dtype comes
+        # from NumPy scalars or arrays in the sequence, kept as NumPy keeps it.
+        if host.dtype == dt.uint64 and not is_buffer:
             raise OverflowError("asarray(): Python ints out of the int64 range need dtype=uint64")
         if host.dtype not in dt.CATEGORIES["any"]:
             raise TypeError(f"asarray(): {host.dtype} data is not supported by the array API")
-    return host
+    # arrayx compares dtypes by identity: an array whose dtype is an equal but distinct
+    # instance (an unpickled one) is viewed with the canonical one.
+    canonical = dt.canonical_dtype(host.dtype)
+    return host if host.dtype is canonical else host.view(canonical)
 
 
 def _is_buffer(obj):

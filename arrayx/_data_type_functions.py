@@ -109,7 +109,9 @@ def result_type(*arrays_and_dtypes):
     strong = [a for a in arrays_and_dtypes if not isinstance(a, (bool, int, float, complex))]
     scalars = [a for a in arrays_and_dtypes if isinstance(a, (bool, int, float, complex))]
     if not strong:
-        raise ValueError("result_type() needs at least one array or dtype")
+        # No parentheses in this message: clients match it as a regular expression.
+        raise ValueError("result_type: at least one array or dtype is needed, Python scalars "
+                         "alone have no dtype")
     result = _dtype_of(strong[0], "result_type", "arrays_and_dtypes")
     for other in strong[1:]:
         result = dt.promote(result, _dtype_of(other, "result_type", "arrays_and_dtypes"))

@@ -56,7 +56,8 @@ _BY_NAME = {d.name: d for d in all_dtypes}
 def canonical_dtype(dtype) -> np.dtype:
     """Return the arrayx dtype for ``dtype`` or raise TypeError for anything else."""
     if isinstance(dtype, np.dtype) and dtype in _ALL:  # (a list would not even hash)
-        return dtype
+        # arrayx compares dtypes by identity; an equal instance (unpickled) is not the same one
+        return _BY_NAME[dtype.name]
     try:
         d = np.dtype(dtype)
     except (TypeError, ValueError):

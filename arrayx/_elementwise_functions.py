@@ -16,9 +16,13 @@ Python scalars are weak. The standard fixes bool/int/float/complex scalars with 
 matching kind (and complex scalars with real floating arrays); where it leaves the mix open
 (a float scalar with an integer array, an int scalar with a bool array) arrayx follows NumPy's
 NEP 50: the result is the default dtype of the scalar's kind (float64, int64, complex128).
+A NumPy scalar (np.int64(3), np.float32(0.5), np.bool_(True)) counts as the Python scalar it
+holds, as np.float64 (a float subclass) already does: weak, unlike NumPy's own strong scalars.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from . import _dtypes as dt
 from ._backend import (BINARY_CATEGORY, BOOL_RESULT_BINARY, COMPARISONS, UNARY_CATEGORY,  # noqa: F401
@@ -86,9 +90,13 @@ _PYTHON_SCALARS = (bool, int, float, complex)
 
 def _python_scalar(value):
     """NumPy's float64/complex128 scalars subclass float/complex but are strong for NumPy: pass
-    the backend a plain Python scalar so it stays weak everywhere."""
+    the backend a plain Python scalar so it stays weak everywhere; the other NumPy number and
+    bool scalars likewise become the Python scalar they hold (libraries such as SciPy mix them
+    with arrays)."""
     if type(value) in _PYTHON_SCALARS:
         return value
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
+        return value.item()
     for kind in _PYTHON_SCALARS:
         if isinstance(value, kind):
             return kind(value)

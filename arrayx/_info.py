@@ -32,7 +32,7 @@ class __array_namespace_info__:
                 "indexing": dt.int64}
 
     def devices(self):
-        return tuple(available_devices())
+        return list(available_devices())
 
     def dtypes(self, *, device=None, kind=None):
         if device is not None:

@@ -42,8 +42,11 @@ def normalize_axis(axis, ndim: int, fname: str, argname: str = "axis") -> int:
     except TypeError:
         raise TypeError(f"{fname}(): {argname} must be an integer, got {type(axis).__name__}") from None
     if not -ndim <= axis < ndim:
-        raise IndexError(f"{fname}(): {argname} {axis} is out of bounds for an array of {ndim} "
-                         f"dimension(s)")
+        # NumPy's wording ("axis 3 is out of bounds for array of dimension 2"), which clients'
+        # tests match.
+        what = "axis" if argname == "axis" else f"{argname} axis"
+        raise IndexError(f"{fname}(): {what} {axis} is out of bounds for array of dimension "
+                         f"{ndim}")
     return axis + ndim if axis < 0 else axis
 
 

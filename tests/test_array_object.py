@@ -87,7 +87,7 @@ STANDARD_METHODS = ([f"__{form}{op}__" for op in _BINARY for form in ("", "r", "
                        "__array_namespace__", "to_device"])
 STANDARD_ATTRIBUTES = ["dtype", "device", "ndim", "shape", "size", "T", "mT"]
 EXTRA_METHODS = ["__array__", "__repr__", "__str__", "__format__", "__len__", "__iter__",
-                 "__hash__"]
+                 "__hash__", "__copy__", "__deepcopy__", "__reduce__"]
 CLASS_MACHINERY = {"__module__", "__doc__", "__slots__", "__weakref__", "__annotations__", "__new__",
                    "__array_ufunc__"}
 

@@ -279,4 +279,4 @@ def test_asarray_of_an_unpickled_numpy_array_has_the_arrayx_dtype():
     assert x.dtype is xp.float64 and xp.asarray(host, dtype=xp.float64).dtype is xp.float64
     x[1:3] = xp.asarray([7.0, 8.0])
     assert_array_equal(x, np.array([0.0, 7.0, 8.0, 3.0]))
-    assert xp.asarray(1.0, dtype=pickle.loads(pickle.dumps(np.dtype("int32")))).dtype is xp.int32
+    assert xp.asarray(1, dtype=pickle.loads(pickle.dumps(np.dtype("int32")))).dtype is xp.int32
