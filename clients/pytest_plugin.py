@@ -119,8 +119,8 @@ def _adapt_scikit_learn(namespace: str) -> None:
     from sklearn.utils import _array_api
 
     original_combinations = _array_api.yield_namespace_device_dtype_combinations
-    original_mixed = _array_api.yield_mixed_namespace_input_permutations
-    NamespaceAndDevice = _array_api.NamespaceAndDevice
+    # Mixed-namespace checks exist from scikit-learn 1.8 on.
+    original_mixed = getattr(_array_api, "yield_mixed_namespace_input_permutations", None)
 
     def yield_namespaces(include_numpy_namespaces=True):
         yield namespace
@@ -138,10 +138,9 @@ def _adapt_scikit_learn(namespace: str) -> None:
 
     def yield_mixed_namespace_input_permutations():
         if namespace == "arrayx":
-            yield (NamespaceAndDevice("numpy", None), NamespaceAndDevice(namespace, None),
-                   f"numpy to {namespace}")
-            yield (NamespaceAndDevice(namespace, None), NamespaceAndDevice("numpy", None),
-                   f"{namespace} to numpy")
+            pair = _array_api.NamespaceAndDevice
+            yield pair("numpy", None), pair(namespace, None), f"numpy to {namespace}"
+            yield pair(namespace, None), pair("numpy", None), f"{namespace} to numpy"
         else:
             for permutation in original_mixed():
                 if namespace in (permutation[0].xp, permutation[1].xp):
@@ -150,7 +149,9 @@ def _adapt_scikit_learn(namespace: str) -> None:
     _array_api.yield_namespaces = yield_namespaces
     _array_api.yield_namespace_device_dtype_combinations = (
         yield_namespace_device_dtype_combinations)
-    _array_api.yield_mixed_namespace_input_permutations = yield_mixed_namespace_input_permutations
+    if original_mixed is not None:
+        _array_api.yield_mixed_namespace_input_permutations = (
+            yield_mixed_namespace_input_permutations)
 
 
 def _is_scikit_learn_case(item, namespace: str) -> bool:
