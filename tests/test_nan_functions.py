@@ -289,6 +289,18 @@ def test_large_rows_split_over_blocks(rng):
           dtype="float32")
 
 
+def test_cumulative_along_many_columns(rng):
+    """Enough columns that a GPU scans each down its column (the column-scan kernel)."""
+    a = rng.standard_normal((5, 70000)).astype(np.float32)
+    a[rng.random(a.shape) < 0.2] = np.nan
+    x = xp.asarray(a)
+    check(xp.nancumsum(x, axis=0), reference("nancumsum", a.astype(np.float64), axis=0),
+          dtype="float32")
+    b = (a / 20 + 1).astype(np.float32)
+    check(xp.nancumprod(xp.asarray(b), axis=0),
+          reference("nancumprod", b.astype(np.float64), axis=0), dtype="float32")
+
+
 # --- variance -----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("fn", ["nanvar", "nanstd"])

@@ -5,9 +5,10 @@ split kernels' folds (the last block of a group folds the others' partials and r
 counter) are checked against NumPy, including that the counters are back at 0 after every
 launch.
 
-    python tests/cuda/reduce_sim.py [all|sum|arg|rows|col|general]
+    python tests/cuda/reduce_sim.py [all|sum|arg|rows|col|general|nan]
 
-(`general` includes layouts past the last dim bucket: 7 kept or 7 reduced dims.)
+(`general` includes layouts past the last dim bucket: 7 kept or 7 reduced dims; `nan`: the
+NaN-ignoring reductions, with all-NaN slices.)
 
 Prints one line a case and exits 1 when any is wrong. A separate process because the simulator
 replaces numba.cuda for the whole process (tests/cuda/test_simulated_kernels.py runs it).
@@ -93,7 +94,8 @@ def main(case):
         nonlocal bad
         t = time.time()
         got, plan = reduce_view(name, base, offset, shape, strides, axes, out_dt, 2, order_rng)
-        ok = np.array_equal(got, ref) if exact else np.allclose(got, ref, rtol=1e-5, atol=1e-5)
+        ok = np.array_equal(got, ref, equal_nan=got.dtype.kind == "f") if exact else \
+            np.allclose(got, ref, rtol=1e-5, atol=1e-5, equal_nan=True)
         if split and plan.parts is None:
             ok = False
             label += " (expected a split plan)"
@@ -164,8 +166,54 @@ def main(case):
         x = rng.standard_normal(3**7 * 20).astype(f32)
         check("7 kept dims", "max", x, 0, kept7, strides7, (7,), "float32",
               _view(x, 0, kept7, strides7).max(7), split=False)
+    if case in ("all", "nan"):
+        x = rng.standard_normal(20003).astype(f32)
+        x[rng.random(x.size) < 0.3] = np.nan
+        check("nansum f32 contig", "nansum", x, 1, (20000,), (1,), (0,), "float32",
+              np.nansum(x[1:20001].astype(f64)), exact=False)
+        x64 = x.astype(f64)
+        check("nanmean f64 contig", "nanmean", x64, 3, (20000,), (1,), (0,), "float64",
+              np.nanmean(x64[3:20003]), exact=False)
+        rows = x[:18000].copy()
+        rows[9000:] = np.nan  # the second row (reversed: the first) all NaN
+        rev = _view(rows, 8999, (2, 9000), (9000, -1))
+        check("row nanmax reversed, one row all NaN", "nanmax", rows, 8999, (2, 9000),
+              (9000, -1), (1,), "float32", np.fmax.reduce(rev, axis=1))
+        check("row nanmin, one row all NaN", "nanmin", rows, 0, (2, 9000), (9000, 1), (1,),
+              "float32", np.fmin.reduce(rows.reshape(2, 9000), axis=1))
+        y = rng.integers(0, 50, 20000).astype(f32)
+        y[rng.random(y.size) < 0.3] = np.nan
+        y[[5000, 15000]] = 100.0  # a tie across blocks: the first index wins
+        y[3] = np.nan
+        check("nanargmax ties", "nanargmax", y, 0, (20000,), (1,), (0,), "int64",
+              _nan_arg("nanargmax", y, 0))
+        y[:] = np.nan
+        y[[17000, 19000]] = -np.inf  # a NaN ranks as -inf: the first NaN's index wins the tie
+        check("nanargmax of NaN and -inf", "nanargmax", y, 0, (20000,), (1,), (0,), "int64",
+              _nan_arg("nanargmax", y, 0))
+        c = rng.integers(-3, 3, 600 * 72).astype(f32)
+        c[rng.integers(0, c.size, 3000)] = np.nan
+        c.reshape(600, 72)[:, 5] = np.nan  # an all-NaN column: index -1, mean NaN
+        cv = _view(c, 0, (600, 72), (72, 1))
+        check("column nanargmin with an all-NaN column", "nanargmin", c, 0, (600, 72), (72, 1),
+              (0,), "int64", _nan_arg("nanargmin", cv, 0))
+        check("column nanmean with an all-NaN column", "nanmean", c, 0, (600, 72), (72, 1),
+              (0,), "float32", np.nanmean(cv.astype(f64), axis=0), exact=False)
+        g = (rng.standard_normal(12000) / 20 + 1).astype(f32)
+        g[rng.random(g.size) < 0.2] = np.nan
+        check("general nanprod", "nanprod", g, 0, (4, 300, 10), (10, 40, 1), (1, 2), "float32",
+              np.nanprod(_view(g, 0, (4, 300, 10), (10, 40, 1)).astype(f64), axis=(1, 2)),
+              exact=False)
     print("BAD", bad)
     return 1 if bad else 0
+
+
+def _nan_arg(name, v, axis):
+    """NumPy's nanargmax/nanargmin (NaN ranked as -inf/+inf), -1 for an all-NaN slice."""
+    mask = np.isnan(v)
+    filled = np.where(mask, -np.inf if name == "nanargmax" else np.inf, v)
+    out = (np.argmax if name == "nanargmax" else np.argmin)(filled, axis=axis)
+    return np.where(mask.all(axis=axis), -1, out)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Run arrayx's row scan (arrayx/cuda/kernels/scan: row_scan, its host side, and its decoupled
 look-back kernel) on numba's CUDA simulator, without a GPU, against NumPy.
 
-    python tests/cuda/scan_sim.py [all|sum|segments|aligned|rounds|wide|mask]
+    python tests/cuda/scan_sim.py [all|sum|segments|aligned|rounds|wide|mask|nan]
 
 Device memory is a NumPy heap (test_indexing_host.Heap), the kernels' intrinsics (status word
 loads and stores, the tile counter, bit casts) are emulated, tiles are small (32 threads x 1
@@ -187,7 +187,7 @@ def _put(host, start=0):
 
 
 # every case; tests/cuda/test_simulated_kernels.py reads this list (without importing the module)
-CASES = ("sum", "segments", "aligned", "rounds", "wide", "mask")
+CASES = ("sum", "segments", "aligned", "rounds", "wide", "mask", "nan")
 
 
 def main(case):
@@ -319,6 +319,31 @@ def main(case):
         if count != mask.sum():
             bad += 1
             print("BAD count", count, "expected", mask.sum())
+    if case in ("all", "nan"):  # NaN-ignoring scans: NaN read as 0 / 1 on load
+        t0 = time.time()
+        host = rng.standard_normal(20 * 128 + 9).astype(f32)
+        host[rng.random(host.size) < 0.3] = np.nan
+        host[1] = np.nan  # the first element of the offset view: the scan starts from 0
+        out = heap.empty((host.size - 1,), f32)
+        scan.row_scan("nansum", _put(host, 1), out)
+        check("nancumsum float32, one row, offset", heap.get(out),
+              np.nancumsum(host[1:].astype(np.float64)))
+        t0 = time.time()
+        rows = rng.standard_normal((5, 301)).astype(f32)
+        rows[rng.random(rows.shape) < 0.3] = np.nan
+        rows[2] = np.nan
+        out = heap.empty(rows.shape, f32)
+        scan.row_scan("nansum", _put(rows), out)
+        check("nancumsum float32, 5 rows of 301, one all NaN", heap.get(out),
+              np.nancumsum(rows.astype(np.float64), axis=1))
+        t0 = time.time()
+        z = (1 + (rng.standard_normal(45 * 64 + 5) + 1j * rng.standard_normal(45 * 64 + 5)) / 50)
+        z = z.astype(np.complex64)
+        z[rng.random(z.size) < 0.2] = complex(1.0, np.nan)  # a NaN part: the element reads as 1
+        out = heap.empty(z.shape, np.complex64)
+        scan.row_scan("nanprod", _put(z), out)
+        check("nancumprod complex64, one row", heap.get(out),
+              np.nancumprod(z.astype(np.complex128)))
     print("BAD", bad)
     return 1 if bad else 0
 

@@ -291,6 +291,39 @@ def test_split_reduce_kernels_fold_in_the_last_block(name, spec):
         assert f".minnctapersm {COLUMN_SPLIT_BLOCKS_PER_SM}" in ptx
 
 
+def _nan_reduce_specs():
+    """The NaN-ignoring reductions: the split all-reduce of each kind of accumulator (nanmax's
+    NaN-started fmax, nanmean's (sum, count), nanargmax's (value, index)), columns, and complex
+    and general layouts."""
+    from arrayx.cuda.kernels.reduce.reduction import Reduction
+    from arrayx.cuda.kernels.reduce.source import column_spec, group_spec
+    F64, c64 = np.dtype("float64"), np.dtype("complex64")
+    for name in ("nanmax", "nanmean"):
+        yield f"{name}-f32-contig-split", group_spec(Reduction(name, F32, F32), "contig", 256, 4,
+                                                     True, 1, 0, True, 32)
+    yield "nanargmax-f32-contig-split", group_spec(Reduction("nanargmax", F32, I64), "contig",
+                                                   256, 4, True, 1, 0, True, 32)
+    yield "nanargmin-f64-column-split", column_spec(Reduction("nanargmin", F64, I64), 2, True,
+                                                    True)
+    yield "nanmean-f32-column", column_spec(Reduction("nanmean", F32, F32), 4, True, False)
+    yield "nansum-complex-general", group_spec(Reduction("nansum", c64, c64), "general", 32, 1,
+                                               False, 3, 3, False, 32)
+    yield "nanmean-complex-contig", group_spec(Reduction("nanmean", c64, c64), "contig", 32, 2,
+                                               True, 1, 0, False, 32)
+
+
+@pytest.mark.parametrize("name, spec", list(_nan_reduce_specs()),
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_nan_reduce_kernels_keep_vector_loads_and_no_local_memory(name, spec):
+    from arrayx.cuda.kernels.reduce.tuning import LOAD_HINT
+    ptx = _ptx(spec)
+    assert ".local" not in ptx and "trap" not in ptx
+    if "f32-contig" in name:
+        assert f"ld.global{LOAD_HINT}.v4.{'u32' if LOAD_HINT else 'f32'}" in ptx
+    if name.endswith("-split"):
+        assert "atom.global.add.u32" in ptx and "ld.global.cg" in ptx
+
+
 # --- gather/scatter (kernels/gather_scatter/) and repeat (kernels/manipulation/) -------------
 def _gather_spec(*args):
     from arrayx.cuda.kernels import gather_scatter as indexing
@@ -435,6 +468,25 @@ def test_row_scan_kernels_compile_without_local_memory(op, src, dst, kinds, bits
     assert ".local" not in ptx
     if kinds == "vv" and np.dtype(dst).itemsize == 16:
         assert "st.global.v2.f64" in ptx
+
+
+@pytest.mark.parametrize("op, src, kinds, segmented", [
+    ("nansum", "float32", "vv", True), ("nanprod", "complex64", "vs", False)])
+def test_nan_row_scan_kernels_compile_without_local_memory(op, src, kinds, segmented):
+    from arrayx.cuda.kernels import scan
+    dt = np.dtype(src)
+    ptx = _ptx(scan.row_spec(scan.RowScan(op, dt, dt, in_kind=kinds[0], out_kind=kinds[1],
+                                          segmented=segmented)))
+    assert ".local" not in ptx
+    if kinds == "vv":
+        ops_seen = _mem_ops(ptx)
+        assert "st.global.v4.f32" in ops_seen, ops_seen
+
+
+def test_nan_column_scan_kernels_compile_without_local_memory():
+    from arrayx.cuda.kernels import scan
+    for op, dt in (("nansum", F32), ("nanprod", np.dtype("complex128"))):
+        assert ".local" not in _ptx(scan.column_spec(op, dt, dt, 32))
 
 
 def test_flag_scan_reads_mask_words_and_writes_rank_vectors():
