@@ -7,7 +7,8 @@
 * ``stream``: the row is read in chunks of U vectors a lane (lane l loads vectors v, v + T, ...,
   v = l + U T i), folded into running statistics (an online max and sum, shifted Chan
   moments, a sum of squares), reduced across the lanes, then read again to write (logsumexp
-  writes one value a row and reads it once).
+  writes one value a row and reads it once). A split logsumexp (`RowKernel.split`) shares a
+  row among S blocks, each streaming a contiguous part; the last to finish folds the parts.
 
 T <= 32 lanes are a group inside a warp and a block holds block // T rows; T > 32 lanes are the
 whole block, one row. Every lane runs every shuffle and barrier (lanes of rows past M load
@@ -34,7 +35,6 @@ import numpy as np
 from ...engine import compiler
 from .._common import PREAMBLE, KernelSource, kernel_name, vload_statement
 
-FUNCTIONS = ("softmax", "log_softmax", "logsumexp", "layer_norm", "rms_norm")
 ONLINE = ("softmax", "log_softmax", "logsumexp")
 
 
