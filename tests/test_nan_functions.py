@@ -151,7 +151,8 @@ def test_all_nan_slices():
         want = reference(fn, a, axis=1)
         assert np.isnan(want[1:]).all()
         check(getattr(xp, fn)(x, axis=1), want)
-    check(xp.nanquantile(x, [0.1, 0.5], axis=1), quantile_reference("nanquantile", a, [0.1, 0.5], axis=1))
+    check(xp.nanquantile(x, [0.1, 0.5], axis=1),
+          quantile_reference("nanquantile", a, [0.1, 0.5], axis=1))
     assert_array_equal(xp.nancumsum(x, axis=1), reference("nancumsum", a, axis=1))
 
 
