@@ -264,31 +264,34 @@ def ones(shape, *, dtype=None, device=None):
     return _full(shape, 1, _creation_dtype(dtype), device, "ones")
 
 
-def _like(x, dtype, device, fname):
+def _like(x, dtype, device, shape, fname):
+    """The dtype, device and shape of a *_like result; `shape` overrides x's, as NumPy's
+    keyword does (Cubed pads chunks with full_like(x, v, shape=...))."""
     check_array(x, fname)
     return (x.dtype if dtype is None else dt.canonical_dtype(dtype),
-            x._device if device is None else resolve_device(device))
+            x._device if device is None else resolve_device(device),
+            x.shape if shape is None else shape)
 
 
-def empty_like(x, /, *, dtype=None, device=None):
-    dtype, device = _like(x, dtype, device, "empty_like")
-    return Array._new(device.backend.empty(device, _shape(x.shape, dtype, device, "empty_like"), dtype),
+def empty_like(x, /, *, dtype=None, device=None, shape=None):
+    dtype, device, shape = _like(x, dtype, device, shape, "empty_like")
+    return Array._new(device.backend.empty(device, _shape(shape, dtype, device, "empty_like"), dtype),
                       device)
 
 
-def zeros_like(x, /, *, dtype=None, device=None):
-    dtype, device = _like(x, dtype, device, "zeros_like")
-    return full(x.shape, dtype.type(0).item(), dtype=dtype, device=device)
+def zeros_like(x, /, *, dtype=None, device=None, shape=None):
+    dtype, device, shape = _like(x, dtype, device, shape, "zeros_like")
+    return _full(shape, dtype.type(0).item(), dtype, device, "zeros_like")
 
 
-def ones_like(x, /, *, dtype=None, device=None):
-    dtype, device = _like(x, dtype, device, "ones_like")
-    return full(x.shape, dtype.type(1).item(), dtype=dtype, device=device)
+def ones_like(x, /, *, dtype=None, device=None, shape=None):
+    dtype, device, shape = _like(x, dtype, device, shape, "ones_like")
+    return _full(shape, dtype.type(1).item(), dtype, device, "ones_like")
 
 
-def full_like(x, /, fill_value, *, dtype=None, device=None):
-    dtype, device = _like(x, dtype, device, "full_like")
-    return full(x.shape, fill_value, dtype=dtype, device=device)
+def full_like(x, /, fill_value, *, dtype=None, device=None, shape=None):
+    dtype, device, shape = _like(x, dtype, device, shape, "full_like")
+    return _full(shape, fill_value, dtype, device, "full_like")
 
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None):

@@ -7,6 +7,8 @@ the backend.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ._array_object import Array
 from ._validation import broadcast_shapes, check_array, normalize_axis
 
@@ -21,7 +23,10 @@ def _check_indices(x, indices, fname):
 
 def take(x, indices, /, *, axis=None):
     check_array(x, "take")
-    _check_indices(x, indices, "take")
+    # One integer index, as NumPy (and Cubed's var/std) take it: the axis is dropped.
+    one_index = isinstance(indices, (int, np.integer)) and not isinstance(indices, (bool, np.bool_))
+    if not one_index:
+        _check_indices(x, indices, "take")
     if x.ndim == 0:
         raise ValueError("take() needs an array of at least one dimension, got a 0-d array")
     if axis is None:
@@ -30,11 +35,23 @@ def take(x, indices, /, *, axis=None):
         axis = 0
     else:
         axis = normalize_axis(axis, x.ndim, "take")
+    if one_index:
+        return _take_one(x, int(indices), axis)
     if indices.ndim != 1:
         raise ValueError(f"take(): indices must be one-dimensional, got shape {indices.shape}")
     device = x._device
     backend = device.backend
     return Array._new(backend.take(x._data, indices._data, axis), device)
+
+
+def _take_one(x, index, axis):
+    size = x.shape[axis]
+    if not -size <= index < size:
+        raise IndexError(f"take(): index {index} is out of bounds for axis {axis} with size {size}")
+    backend = x._device.backend
+    view = backend.getitem(x._data, (slice(None),) * axis + (index % size,))
+    # A new array, as take's result always is (a view would let writes reach x).
+    return Array._new(backend.copy(view), x._device)
 
 
 def take_along_axis(x, indices, /, *, axis=-1):

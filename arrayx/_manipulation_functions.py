@@ -98,8 +98,11 @@ def expand_dims(x, /, axis=0):
     return reshape(x, new_shape)
 
 
-def squeeze(x, /, axis):
+def squeeze(x, /, axis=None):
+    """axis=None (NumPy's default, which Cubed's groupby relies on) drops every axis of size 1."""
     check_array(x, "squeeze")
+    if axis is None:
+        return reshape(x, tuple(n for n in x.shape if n != 1))
     axes = normalize_axes(axis, x.ndim, "squeeze")
     for a in axes:
         if x.shape[a] != 1:

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from . import _dtypes as dt
 from ._array_object import Array
-from ._manipulation_functions import concat
+from ._creation_functions import full
+from ._elementwise_functions import _python_scalar, _scalar_dtype
+from ._manipulation_functions import broadcast_to, concat
 from ._statistical_functions import _reduce
 from ._validation import check_array, normalize_axis
 
@@ -24,11 +28,21 @@ def any(x, /, *, axis=None, keepdims=False):
     return _reduce("any", x, axis, keepdims, dt.bool, "any")
 
 
-def _check_edge(x, edge, axis, label):
-    """prepend/append: an array of x's device, shape (but along `axis`) and a compatible dtype."""
+def _edge(x, edge, axis, label):
+    """prepend/append as the array to join to x: an array of x's device, shape (but along
+    `axis`) and a compatible dtype. A Python scalar (weak, as the standard's scalar operands) or a
+    0-d array stands for x's shape with length 1 along `axis`, as NumPy, CuPy and JAX take it
+    (Cubed's groupby appends an int)."""
+    one_slice = x.shape[:axis] + (1,) + x.shape[axis + 1:]
+    if type(edge) is not Array and isinstance(edge, (bool, int, float, complex, np.generic)):
+        value = _python_scalar(edge)
+        return full(one_slice, value, dtype=_scalar_dtype("diff", value, x.dtype, "numeric"),
+                    device=x._device)
     check_array(edge, "diff", label)
     if edge._device is not x._device:
         raise ValueError(f"diff(): {label} is on {edge._device} but x is on {x._device}")
+    if edge.ndim == 0:
+        edge = broadcast_to(edge, one_slice)
     if edge.ndim != x.ndim or [n for i, n in enumerate(edge.shape) if i != axis] != \
             [n for i, n in enumerate(x.shape) if i != axis]:
         raise ValueError(f"diff(): {label} of shape {edge.shape} must match x's shape {x.shape} "
@@ -36,6 +50,7 @@ def _check_edge(x, edge, axis, label):
     if edge.dtype not in _NUMERIC:  # numeric pairs always promote (_dtypes.promote)
         raise TypeError(f"diff(): {label} must have a numeric dtype, like x ({x.dtype}); "
                         f"got {edge.dtype}")
+    return edge
 
 
 def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
@@ -54,11 +69,9 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     if prepend is not None or append is not None:
         parts = [x]
         if prepend is not None:
-            _check_edge(x, prepend, axis, "prepend")
-            parts.insert(0, prepend)
+            parts.insert(0, _edge(x, prepend, axis, "prepend"))
         if append is not None:
-            _check_edge(x, append, axis, "append")
-            parts.append(append)
+            parts.append(_edge(x, append, axis, "append"))
         x = concat(parts, axis=axis)
     if n == 0:
         return x
