@@ -62,7 +62,7 @@ from clients.pytest_plugin import (  # noqa: E402
 DEVICE_KINDS = ("cpu", "cuda")
 _MESSAGE_MAX = 300
 
-#: Per client: the importable package, its distribution, and how its default targets are found.
+#: The package each client installs (its tests ship inside it).
 PACKAGES = {"scikit-learn": "sklearn", "scipy": "scipy", "array-api-extra": "array_api_extra"}
 # Test files of scikit-learn that parametrise over array namespaces, and of SciPy that use the
 # `xp` fixture; array-api-extra's backend-parametrised tests all live in tests/main.
