@@ -32,7 +32,7 @@ class __array_namespace_info__:
                 "indexing": dt.int64}
 
     def devices(self):
-        return list(available_devices())
+        return tuple(available_devices())
 
     def dtypes(self, *, device=None, kind=None):
         if device is not None:

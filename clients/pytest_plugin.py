@@ -22,7 +22,8 @@ namespace under test to that parametrisation and deselects every test not parame
 * SciPy (``SCIPY_ARRAY_API=1``): its conftest's ``xp`` fixture is redefined with the
   namespace as its only parameter, and the namespace joins ``xp_known_backends`` so that
   ``skip_xp_backends(np_only=True)`` and ``cpu_only=True`` apply to it as to other non-NumPy
-  backends; on a GPU device arrayx counts as a GPU backend (``cpu_only`` tests skipped, as for
+  backends, and its ``devices`` fixture takes the 2025.12 standard's tuple of devices (SciPy's
+  appends a list to it); on a GPU device arrayx counts as a GPU backend (``cpu_only`` tests skipped, as for
   CuPy) unless implicit host copies are on (``ARRAYX_IMPLICIT_HOST_COPY=1``), which let SciPy's
   NumPy fallbacks run on GPU arrays.
 * array-api-extra: its ``Backend`` enum gains an ``ARRAYX`` member before its conftest imports
@@ -181,6 +182,14 @@ def _adapt_scipy_conftest(conftest, namespace: str) -> None:
         conftest.xp_skip_cpu_only_backends.add(namespace)
     param = pytest.param(module, id=namespace, marks=pytest.mark.array_api_backends)
     conftest.xp = pytest.fixture(params=[param])(_fixture_function(conftest.xp))
+    if namespace == "arrayx":
+        conftest.devices = pytest.fixture(_scipy_devices)
+
+
+def _scipy_devices(xp):
+    """SciPy's `devices` fixture (every device of the namespace, then None) for the 2025.12
+    standard, whose devices() is a tuple: SciPy's appends [None] to the 2024.12 list."""
+    return [*xp.__array_namespace_info__().devices(), None]
 
 
 def _is_scipy_conftest(plugin) -> bool:
