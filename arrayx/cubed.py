@@ -38,8 +38,11 @@ What :func:`configure` does, and why:
 What Cubed would need upstream to run arrayx (or any array API namespace) without this module:
 a way to pick the backend other than an import-time environment variable; chunk storage on the
 device (its Zarr path takes device buffers from CuPy only, ``backend_array_api`` special-cases
-the name "cupy"); and ``take(x, 1-D index array)`` in its ``var`` combine step, where it passes
-an int as NumPy allows (arrayx accepts that int; array-api-strict does not).
+the name "cupy"); and the standard's forms of four calls where it uses NumPy's (arrayx accepts
+both; array-api-strict only the standard's): ``take`` with a 1-D index array in its ``var``
+combine step (it passes an int), ``squeeze`` with an axis in ``groupby`` (none), ``full`` in
+``map_overlap`` (it calls ``full_like(x, v, shape=...)``) and an array ``append`` for ``diff``
+in ``groupby`` (an int).
 """
 
 from __future__ import annotations

@@ -126,9 +126,10 @@ def test_cubed_suite_on_arrayx(tmp_path):
     targets = [str(tests_dir)] if full else [str(tests_dir / m) for m in SUBSET_MODULES]
     selection = [] if full else ["-k", " or ".join(["not processes", *PROCESSES_KEPT])]
     report_path = tmp_path / "report.json"
-    # --assert=plain and --tb=line: under Python 3.11 a traceback formatted while pytest parses
-    # a module (an unretrieved future's, logged from a garbage collection) breaks the outer
-    # parse ("AST constructor recursion depth mismatch") and stops the run with INTERNALERROR.
+    # --assert=plain and --tb=line keep pytest from parsing sources: under Python 3.11, once
+    # Cubed's executor has left failed tasks' futures unretrieved (their tracebacks are logged
+    # when they are collected), pytest's ast.parse of a failure's source raises "AST constructor
+    # recursion depth mismatch" and the run stops with INTERNALERROR after a few failures.
     args = ["-q", "-p", "no:cacheprovider", "--assert=plain", "--tb=line", "-o", "addopts=",
             f"--rootdir={tests_dir}", "--json-report", f"--json-report-file={report_path}",
             *selection, *targets]
