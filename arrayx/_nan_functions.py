@@ -38,9 +38,9 @@ from ._data_type_functions import astype
 from ._elementwise_functions import ceil, floor, isnan, round as round_half_to_even
 from ._indexing_functions import take, take_along_axis
 from ._manipulation_functions import concat, permute_dims, reshape
-from ._searching_functions import where
+from ._searching_functions import check_argreduce, where
 from ._sorting_functions import sort
-from ._statistical_functions import (_accumulation_dtype, _mean_dtype, _reduce, _var,
+from ._statistical_functions import (_accumulation_dtype, _extremum, _mean_dtype, _reduce, _var,
                                      sum as _sum)
 from ._validation import check_array, check_dtype, normalize_axes, normalize_axis
 
@@ -96,21 +96,7 @@ def nanmean(a, axis=None, dtype=None, *, keepdims=False):
 
 
 def _nan_extremum(name, a, axis, keepdims):
-    check_array(a, name, "a")
-    if a.dtype not in _REAL_NUMERIC:
-        raise TypeError(f"{name}() requires a real numeric dtype, got {a.dtype}")
-    axes = normalize_axes(axis, a.ndim, name)
-    device = a._device
-    if not axes:
-        return Array._new(device.backend.copy(a._data), device)
-    shape = a.shape
-    for i in axes:
-        if shape[i] == 0:
-            raise ValueError(f"{name}() of an empty selection: axis {i} of the array of shape "
-                             f"{shape} has size 0, and the {name[3:]}imum of no elements is "
-                             f"undefined")
-    op = name if _has_nan(a) else name[3:]
-    return Array._new(device.backend.reduce(op, a._data, axes, bool(keepdims), a.dtype), device)
+    return _extremum(name, a, axis, keepdims, name if _has_nan(a) else name[3:], "a")
 
 
 def nanmax(a, axis=None, *, keepdims=False):
@@ -124,17 +110,7 @@ def nanmin(a, axis=None, *, keepdims=False):
 
 
 def _nan_argreduce(name, a, axis, keepdims):
-    check_array(a, name, "a")
-    if a.dtype not in _REAL_NUMERIC:
-        raise TypeError(f"{name}() requires a real numeric dtype, got {a.dtype}")
-    if axis is None:
-        if a.size == 0:
-            raise ValueError(f"{name}() of an empty array: there is no element to point to")
-    else:
-        axis = normalize_axis(axis, a.ndim, name)
-        if a.shape[axis] == 0:
-            raise ValueError(f"{name}(): axis {axis} of the array of shape {a.shape} has size "
-                             f"0, so there is no element to point to")
+    axis = check_argreduce(name, a, axis, "a")
     device = a._device
     backend = device.backend
     if not _has_nan(a):

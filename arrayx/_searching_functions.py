@@ -11,18 +11,24 @@ from ._validation import broadcast_shapes, check_array, normalize_axes, normaliz
 _REAL_NUMERIC = dt.CATEGORIES["real numeric"]
 
 
-def _argreduce(name, x, axis, keepdims):
-    check_array(x, name)
+def check_argreduce(name, x, axis, argname="x"):
+    """argmax/argmin and their nan forms: the checks, and the normalised axis (or None)."""
+    check_array(x, name, argname)
     if x.dtype not in _REAL_NUMERIC:
         raise TypeError(f"{name}() requires a real numeric dtype, got {x.dtype}")
     if axis is None:
         if x.size == 0:
             raise ValueError(f"{name}() of an empty array: there is no element to point to")
-    else:
-        axis = normalize_axis(axis, x.ndim, name)
-        if x.shape[axis] == 0:
-            raise ValueError(f"{name}(): axis {axis} of the array of shape {x.shape} has size 0, "
-                             f"so there is no element to point to")
+        return None
+    axis = normalize_axis(axis, x.ndim, name)
+    if x.shape[axis] == 0:
+        raise ValueError(f"{name}(): axis {axis} of the array of shape {x.shape} has size 0, "
+                         f"so there is no element to point to")
+    return axis
+
+
+def _argreduce(name, x, axis, keepdims):
+    axis = check_argreduce(name, x, axis)
     device = x._device
     return Array._new(device.backend.argreduce(name, x._data, axis, bool(keepdims)), device)
 

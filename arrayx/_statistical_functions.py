@@ -74,8 +74,9 @@ def prod(x, /, *, axis=None, dtype=None, keepdims=False):
     return _reduce("prod", x, axis, keepdims, _accumulation_dtype(x, dtype, "prod"), "prod")
 
 
-def _extremum(name, x, axis, keepdims):
-    check_array(x, name)
+def _extremum(name, x, axis, keepdims, reduction=None, argname="x"):
+    """max/min and nanmax/nanmin: validate, then the backend's `reduction` (default `name`)."""
+    check_array(x, name, argname)
     if x.dtype not in _REAL_NUMERIC:
         raise TypeError(f"{name}() requires a real numeric dtype, got {x.dtype}")
     axes = normalize_axes(axis, x.ndim, name)
@@ -86,8 +87,10 @@ def _extremum(name, x, axis, keepdims):
     for i in axes:
         if shape[i] == 0:
             raise ValueError(f"{name}() of an empty selection: axis {i} of the array of shape "
-                             f"{shape} has size 0, and the {name}imum of no elements is undefined")
-    return Array._new(device.backend.reduce(name, x._data, axes, bool(keepdims), x.dtype), device)
+                             f"{shape} has size 0, and the {name.removeprefix('nan')}imum of no "
+                             f"elements is undefined")
+    return Array._new(device.backend.reduce(reduction or name, x._data, axes, bool(keepdims),
+                                            x.dtype), device)
 
 
 def max(x, /, *, axis=None, keepdims=False):
