@@ -47,7 +47,9 @@ def _try(name):
 
 
 class Harness:
-    def __init__(self, title: str, device: int = 0):
+    def __init__(self, title: str, device: int | None = 0):
+        """`device`: the CUDA device index, or None for a host-only run (arrayx on its CPU
+        device, no CUDA runtime touched: `meta` names the host's processor instead)."""
         self.title = title
         self.device = device
         self.records = []
@@ -55,6 +57,9 @@ class Harness:
         self.torch = _try("torch")
         if self.torch is not None and not self.torch.cuda.is_available():
             self.torch = None
+        if device is None:
+            self.rt = self.dev = None
+            return
         from arrayx.cuda.engine import runtime
         self.rt = runtime
         self.dev = runtime.get_device(device)
@@ -72,6 +77,11 @@ class Harness:
             vers["cuda_bindings"] = cuda.bindings.__version__
         except Exception:
             pass
+        if self.dev is None:
+            return {"title": self.title, "date": DATE, "run_at": datetime.datetime.now().isoformat(),
+                    "device": f"cpu ({platform.processor() or platform.machine()}, "
+                              f"{os.cpu_count()} cores)", "versions": vers,
+                    "host": platform.node(), "commit": _commit()}
         d = self.rt.driver()
         drv = self.rt.check(d.cuDriverGetVersion(), "cuDriverGetVersion")
         return {"title": self.title, "date": DATE, "run_at": datetime.datetime.now().isoformat(),
@@ -151,6 +161,27 @@ class Harness:
             best = min(best, (time.perf_counter() - t0) / n * 1e6)
         return best
 
+    @staticmethod
+    def wall_time(fn, sync, warmup: int = 2, reps: int = 20, min_reps: int = 3,
+                  budget_s: float | None = None) -> dict:
+        """Wall-clock milliseconds of one call of `fn` followed by `sync` (host work, launches,
+        the GPU's work and the wait: what a program sees), after `warmup` calls: median, min and
+        max of `reps` calls, fewer (not under `min_reps`) when the first timed call says `reps`
+        of them would pass `budget_s` seconds."""
+        for _ in range(warmup):
+            fn()
+            sync()
+        times = []
+        while len(times) < reps:
+            t0 = time.perf_counter()
+            fn()
+            sync()
+            times.append((time.perf_counter() - t0) * 1e3)
+            if budget_s is not None and len(times) == 1:
+                reps = max(min_reps, min(reps, int(budget_s * 1e3 / max(times[0], 1e-3))))
+        return {"median": statistics.median(times), "min": min(times), "max": max(times),
+                "reps": len(times)}
+
     def sync(self, lib):
         if lib == "arrayx":
             self.rt.synchronize()
@@ -226,10 +257,11 @@ def write_report(path, title, doc, description, table, notes=()):
     """A benchmark's markdown report: title and date, the device and versions, what was measured
     (`description`, a list of lines), the table, `notes`, the kernels compiled in the process."""
     m = doc["meta"]
-    cc = m["compute_capability"]
+    cc = m.get("compute_capability")  # absent in a host-only run
+    device = (f"{m['device']} (sm_{cc[0]}{cc[1]}, {m['multiprocessors']} SMs), driver {m['driver']}"
+              if cc else m["device"])
     lines = [f"# {title}, {m['date']}", "",
-             f"Device: {m['device']} (sm_{cc[0]}{cc[1]}, {m['multiprocessors']} SMs), driver "
-             f"{m['driver']}, commit {m.get('commit', 'unknown')}. Versions: {', '.join(f'{k} {v}' for k, v in m['versions'].items())}.",
+             f"Device: {device}, commit {m.get('commit', 'unknown')}. Versions: {', '.join(f'{k} {v}' for k, v in m['versions'].items())}.",
              ""]
     lines += list(description) + [""] + list(table) + [""] + list(notes)
     lines += [f"Kernels numba compiled in the benchmark process: {doc['compiled']}.", ""]
