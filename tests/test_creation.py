@@ -393,7 +393,8 @@ def test_numpy_scalars_and_0d_arrays_where_python_scalars_are_expected(rng):
     v = make_data(xp.float32, (), rng)
     for fill, dtype in ((xp.asarray(v), "float32"), (np.float32(v), "float32"), (np.int8(-3), "int8"),
                         (np.True_, "bool"), (np.array(2.5), "float64"), (xp.asarray(1 + 2j), "complex128")):
-        assert_array_equal(xp.full((2, 3), fill), np.full((2, 3), fill, dtype=dtype))
+        host_fill = to_numpy(fill) if isinstance(fill, xp.Array) else fill
+        assert_array_equal(xp.full((2, 3), fill), np.full((2, 3), host_fill, dtype=dtype))
     assert_array_equal(xp.full((2,), np.float64(0.5), dtype=xp.float32), np.full(2, 0.5, np.float32))
     with pytest.raises(TypeError, match="must be an integer"):
         xp.eye(np.float64(3.0))

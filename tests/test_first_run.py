@@ -24,7 +24,8 @@ def _python(*args, **env):
 def test_python_m_arrayx_reports_versions_and_devices():
     env = {k: v for k, v in os.environ.items() if k != "ARRAYX_DEVICE"}
     r = subprocess.run([sys.executable, "-m", "arrayx"], capture_output=True, text=True, timeout=120,
-                       cwd=REPO, env=dict(env, PYTHONPATH=REPO))
+                       cwd=REPO,
+                       env=dict(env, PYTHONPATH=os.pathsep.join([REPO, env.get("PYTHONPATH", "")])))
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0] == f"arrayx {xp.__version__} (array API 2025.12)"
@@ -68,7 +69,8 @@ def test_cpu_default_device_logs_why():
             "print(d.default_device())")
     env = {k: v for k, v in os.environ.items() if k != "ARRAYX_DEVICE"}
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                       cwd=REPO, env=dict(env, PYTHONPATH=REPO))
+                       cwd=REPO,
+                       env=dict(env, PYTHONPATH=os.pathsep.join([REPO, env.get("PYTHONPATH", "")])))
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "cpu"
     assert "DEBUG:arrayx:default device: cpu, because " in r.stderr
