@@ -129,6 +129,13 @@ PRIMITIVES = {
     "argreduce": "(name, a, axis: int|None, keepdims) -> native int64: argmax/argmin, first index "
                  "on ties; for floating `a` also nanargmax/nanargmin: NaN ranked as -inf/+inf "
                  "(NumPy's rule), -1 where the slice is all NaN.",
+    "moments": "(name, a, axes: tuple, correction: float, keepdims, dtype) -> native: name in "
+               "var, std, and for floating `a` nanvar, nanstd (NaN treated as absent): the sum "
+               "of squared deviations from the slice's mean over n - correction (n the slice's "
+               "count), NaN where that is not positive (an empty slice too); std its square "
+               "root. `a` is real or complex numeric (complex: var of the real plus var of the "
+               "imaginary parts); `dtype` is the real floating result dtype, which integer "
+               "input is read as. `axes` may be empty (each element its own slice).",
     "cumulative": "(name, a, axis, dtype, include_initial) -> native: name is 'cumulative_sum' or "
                   "'cumulative_prod', or for floating `a` 'cumulative_nansum' / "
                   "'cumulative_nanprod' (NaN read as 0 / 1).",

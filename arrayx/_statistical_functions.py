@@ -1,6 +1,7 @@
-"""Statistical functions: reductions (sum, prod, max, min, mean) and scans (cumulative_sum,
-cumulative_prod) are backend primitives; var and std are written here from them. Beyond the
-standard, mean takes NumPy's `dtype=` (the accumulation and result dtype).
+"""Statistical functions: reductions (sum, prod, max, min, mean), the moments (var, std: one
+`moments` primitive call, NaN where the count less the correction is not positive) and scans
+(cumulative_sum, cumulative_prod) are backend primitives. Beyond the standard, mean takes
+NumPy's `dtype=` (the accumulation and result dtype).
 
 Result dtypes follow the standard: sum/prod/cumulative_* of a signed integer (or bool) array
 give int64, of an unsigned one uint64, of a floating one the same dtype, unless `dtype` is given;
@@ -9,14 +10,11 @@ mean/var/std keep a floating dtype and give float64 for integer input.
 
 from __future__ import annotations
 
-import math
-
 from . import _dtypes as dt
 from ._array_object import Array
 from ._validation import check_array, check_dtype, normalize_axes, normalize_axis
 
 _REAL_NUMERIC = dt.CATEGORIES["real numeric"]
-_NAN = float("nan")
 
 
 def _accumulation_dtype(x, dtype, fname):
@@ -56,12 +54,6 @@ def _reduce(name, x, axis, keepdims, dtype, fname):
     if not axes:  # nothing to reduce (0-d input, or axis=()): each element is its own result
         return Array._new(device.backend.astype(x._data, dtype, True), device)
     return Array._new(device.backend.reduce(name, x._data, axes, bool(keepdims), dtype), device)
-
-
-def _reduced_shape(shape, axes, keepdims):
-    if keepdims:
-        return tuple(1 if i in axes else n for i, n in enumerate(shape))
-    return tuple(n for i, n in enumerate(shape) if i not in axes)
 
 
 def sum(x, /, *, axis=None, dtype=None, keepdims=False):
@@ -123,31 +115,15 @@ def mean(x, /, *, axis=None, keepdims=False, dtype=None):
 
 
 def _var(x, axis, correction, keepdims, fname):
+    """var/std: validate, then the backend's `moments` primitive (one pass on cuda)."""
     check_array(x, fname)
     dtype = _floating_dtype(x, fname)
     if isinstance(correction, bool) or not isinstance(correction, (int, float)):
         raise TypeError(f"{fname}(): correction must be a Python int or float, "
                         f"got {type(correction).__name__}")
     axes = normalize_axes(axis, x.ndim, fname)
-    keepdims = bool(keepdims)
-    device = x._device
-    backend = device.backend
-    shape = x.shape
-    divisor = math.prod(shape[i] for i in axes) - correction
-    if divisor <= 0 or divisor != divisor:  # the standard: NaN when M - correction <= 0
-        return backend.full(device, _reduced_shape(shape, axes, keepdims), _NAN, dtype)
-    a = x._data
-    if a.dtype is not dtype:
-        a = backend.astype(a, dtype, True)
-    if not axes:
-        d = backend.binary("subtract", a, a, dtype)
-        sq = backend.binary("multiply", d, d, dtype, out=d)
-        return backend.binary("divide", sq, float(divisor), dtype, out=sq)
-    m = backend.reduce("mean", a, axes, True, dtype)
-    d = backend.binary("subtract", a, m, dtype)
-    sq = backend.binary("multiply", d, d, dtype, out=d)
-    s = backend.reduce("sum", sq, axes, keepdims, dtype)
-    return backend.binary("divide", s, float(divisor), dtype, out=s)
+    return x._device.backend.moments(fname, x._data, axes, float(correction), bool(keepdims),
+                                     dtype)
 
 
 def var(x, /, *, axis=None, correction=0.0, keepdims=False):
@@ -155,8 +131,7 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False):
 
 
 def std(x, /, *, axis=None, correction=0.0, keepdims=False):
-    v = _var(x, axis, correction, keepdims, "std")
-    return Array._new(x._device.backend.unary("sqrt", v), x._device)
+    return Array._new(_var(x, axis, correction, keepdims, "std"), x._device)
 
 
 def _cumulative(name, x, axis, dtype, include_initial):

@@ -1,4 +1,5 @@
-"""Reductions, arg-reductions and scans on the CPU: NumPy's ufunc reductions and accumulations.
+"""Reductions, arg-reductions, moments and scans on the CPU: NumPy's ufunc reductions and
+accumulations.
 
 The namespace has validated every argument; `axes` is a sorted tuple of non-negative ints and
 `dtype` the result dtype. Zero-d results come back as 0-d ndarrays, never NumPy scalars.
@@ -97,6 +98,35 @@ def argreduce(name, a, axis, keepdims):
     if nan:
         out[mask.all(axis=axis, keepdims=keepdims)] = -1
     return out
+
+
+@quiet
+def moments(name, a, axes, correction, keepdims, dtype):
+    """var/std (nanvar/nanstd: NaN as absent) in NumPy's two passes: the mean, then the sum of
+    squared deviations, in `dtype` (complex input: its complex dtype of that precision)."""
+    work = dtype if a.dtype.kind != "c" else np.result_type(dtype, np.complex64)
+    x = a if a.dtype == work else a.astype(work)
+    if name.startswith("nan"):
+        absent = np.isnan(x)
+        x = np.where(absent, x.dtype.type(0), x)
+        count = np.add.reduce(~absent, axis=axes, keepdims=True, dtype=np.int64)
+    else:
+        absent = None
+        count = math.prod(a.shape[i] for i in axes)
+    mean = np.asarray(np.add.reduce(x, axis=axes, keepdims=True))  # (0-d input: a scalar)
+    mean = np.divide(mean, count, out=mean, casting="unsafe")
+    d = x - mean
+    if absent is not None:
+        d[absent] = 0
+    squares = d.real * d.real + d.imag * d.imag if d.dtype.kind == "c" else d * d
+    m2 = np.add.reduce(squares, axis=axes, keepdims=keepdims)
+    if absent is not None and not keepdims:
+        count = np.squeeze(count, axis=axes)
+    dof = np.subtract(count, float(correction))
+    out = np.where((dof > 0) & (np.asarray(count) > 0), m2 / dof, np.nan)
+    if name.endswith("std"):
+        out = np.sqrt(out)
+    return np.asarray(out, dtype=dtype)
 
 
 # the cumulative functions: (ufunc, the value include_initial puts first and a NaN becomes in

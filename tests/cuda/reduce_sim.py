@@ -5,19 +5,24 @@ split kernels' folds (the last block of a group folds the others' partials and r
 counter) are checked against NumPy, including that the counters are back at 0 after every
 launch.
 
-    python tests/cuda/reduce_sim.py [all|sum|arg|rows|col|general|nan]
+    python tests/cuda/reduce_sim.py [all|sum|arg|rows|col|general|nan|moments]
 
 (`general` includes layouts past the last dim bucket: 7 kept or 7 reduced dims; `nan`: the
-NaN-ignoring reductions, with all-NaN slices.)
+NaN-ignoring reductions, with all-NaN slices; `moments`: var, std, nanvar and nanstd on every
+layout, with large means, NaN and infinities, complex and integer input, corrections past the
+count, and no reduced axis.)
 
 Prints one line a case and exits 1 when any is wrong. A separate process because the simulator
 replaces numba.cuda for the whole process (tests/cuda/test_simulated_kernels.py runs it).
 """
 
+import math
 import random
 import sys
 import threading
 import time
+
+import warnings
 
 import numpy as np
 from cuda_sim import NUMPY_TYPES, Ptr, launch, vload  # first: numba.cuda becomes the simulator
@@ -37,8 +42,14 @@ def _ticket(counters, i):
     return np.uint32(old)
 
 
+class _Libdevice:
+    """The libdevice functions the reduction kernels call (std's square root)."""
+    sqrt = staticmethod(math.sqrt)
+
+
 def _namespace(spec):
-    ns = {"cuda": cuda, **NUMPY_TYPES, "hinted_vload": lambda n, hint: vload(n)}
+    ns = {"cuda": cuda, **NUMPY_TYPES, "hinted_vload": lambda n, hint: vload(n),
+          "libdevice": _Libdevice}
     exec(spec.source, ns)
     for n in (1, 2, 4, 8, 16):
         ns[f"vload{n}"] = vload(n)
@@ -52,12 +63,12 @@ tuning.UNROLL, tuning.ARG_UNROLL, tuning.COLUMN_UNROLL = 2, 1, 2
 _counters = np.zeros(tuning.COUNTERS, np.uint32)
 
 
-def reduce_view(name, base, offset, shape, strides, axes, out_dt, sms, rng):
+def reduce_view(name, base, offset, shape, strides, axes, out_dt, sms, rng, correction=0.0):
     """Reduce the view (offset, shape, strides in elements) of the 1-D `base` over `axes` with
     the plan and kernel arrayx would launch on a GPU of `sms` SMs: (result, plan)."""
     isz = base.dtype.itemsize
     plan = plans.plan(name, base.dtype, np.dtype(out_dt), shape, strides, axes,
-                      name not in ARG, (offset * isz) % 16, sms)
+                      name not in ARG, (offset * isz) % 16, sms, correction)
     spec = plan.build()
     fn = _namespace(spec)[spec.entry]
     out_shape, size, _ = host.out_geometry(shape, axes, False)
@@ -90,12 +101,13 @@ def main(case):
     bad = 0
 
     def check(label, name, base, offset, shape, strides, axes, out_dt, ref, exact=True,
-              split=True):
+              split=True, correction=0.0, rtol=1e-5):
         nonlocal bad
         t = time.time()
-        got, plan = reduce_view(name, base, offset, shape, strides, axes, out_dt, 2, order_rng)
+        got, plan = reduce_view(name, base, offset, shape, strides, axes, out_dt, 2, order_rng,
+                                correction)
         ok = np.array_equal(got, ref, equal_nan=got.dtype.kind == "f") if exact else \
-            np.allclose(got, ref, rtol=1e-5, atol=1e-5, equal_nan=True)
+            np.allclose(got, ref, rtol=rtol, atol=rtol, equal_nan=True)
         if split and plan.parts is None:
             ok = False
             label += " (expected a split plan)"
@@ -204,8 +216,101 @@ def main(case):
         check("general nanprod", "nanprod", g, 0, (4, 300, 10), (10, 40, 1), (1, 2), "float32",
               np.nanprod(_view(g, 0, (4, 300, 10), (10, 40, 1)).astype(f64), axis=(1, 2)),
               exact=False)
+    if case in ("all", "moments"):
+        _moments_cases(rng, check)
     print("BAD", bad)
     return 1 if bad else 0
+
+
+def _moments(name, v, axis, correction):
+    """NumPy's var/std (nanvar/nanstd) in float64, NaN where the count less the correction is
+    not positive or the slice is empty (arrayx's rule)."""
+    v = v.astype(np.complex128 if v.dtype.kind == "c" else np.float64)
+    count = (~np.isnan(v)).sum(axis) if name.startswith("nan") else \
+        np.full(np.var(v, axis=axis).shape, math.prod(np.shape(v)[i] for i in np.atleast_1d(axis)))
+    fn = getattr(np, name)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = fn(v, axis=axis, ddof=correction) if count.size else fn(v, axis=axis)
+    return np.where((count - correction > 0) & (count > 0), ref, np.nan)
+
+
+def _moments_cases(rng, check):
+    f32, f64 = np.float32, np.float64
+    # a large mean: the shifted running sums keep float32 lanes accurate
+    x = (1e4 + rng.standard_normal(20003)).astype(f32)
+    v = x[1:20001]
+    check("var f32 contig, mean 1e4", "var", x, 1, (20000,), (1,), (0,), "float32",
+          _moments("var", v, 0, 0), exact=False)
+    x64 = (1e8 + rng.standard_normal(20003) * 1e-3)
+    check("std f64 contig, mean 1e8, correction 1", "std", x64, 3, (20000,), (1,), (0,),
+          "float64", _moments("std", x64[3:20003], 0, 1), exact=False, correction=1.0,
+          rtol=1e-9)
+    rows = (rng.standard_normal(18000) * 3 - 50).astype(f32)
+    rev = _view(rows, 8999, (2, 9000), (9000, -1))
+    check("row var reversed", "var", rows, 8999, (2, 9000), (9000, -1), (1,), "float32",
+          _moments("var", rev, 1, 0), exact=False)
+    n = rows.copy()
+    n[rng.random(n.size) < 0.2] = np.nan
+    n[9000:] = np.nan  # the second row all NaN
+    check("row nanvar, one row all NaN", "nanvar", n, 0, (2, 9000), (9000, 1), (1,), "float32",
+          _moments("nanvar", n.reshape(2, 9000), 1, 1.5), exact=False, correction=1.5)
+    inf = rows.copy()
+    inf[[100, 9500]] = [np.inf, -np.inf]
+    inf[9000:9003] = np.nan
+    check("row nanstd with infinities: NaN", "nanstd", inf, 0, (2, 9000), (9000, 1), (1,),
+          "float32", np.full(2, np.nan))
+    # short rows: groups of 1 and 32 lanes, a correction past the count of the first
+    short = (rng.standard_normal(50 * 7) + 7).astype(f32)
+    check("rows of 7, correction 7: NaN", "var", short, 0, (50, 7), (7, 1), (1,), "float32",
+          np.full(50, np.nan), correction=7.0, split=False)
+    check("rows of 7", "std", short, 0, (50, 7), (7, 1), (1,), "float32",
+          _moments("std", short.reshape(50, 7), 1, 1), exact=False, correction=1.0,
+          split=False)
+    mid = rng.standard_normal(40 * 100)
+    mid[[5, 150]] = [np.nan, np.inf]  # rows 0 and 1 NaN
+    check("rows of 100, NaN and inf", "var", mid, 0, (40, 100), (100, 1), (1,), "float64",
+          _moments("var", mid.reshape(40, 100), 1, 0), exact=False, split=False, rtol=1e-9)
+    # columns: vectors (split) and scalars, complex, integers
+    c = (rng.standard_normal(600 * 72) * 2 + 1e3).astype(f32)
+    cv = _view(c, 0, (600, 72), (72, 1))
+    check("column var, vectors", "var", c, 0, (600, 72), (72, 1), (0,), "float32",
+          _moments("var", cv, 0, 0), exact=False)
+    c64 = rng.standard_normal(600 * 70)
+    check("column std f64, scalars, correction 1.5", "std", c64, 0, (600, 70), (70, 1), (0,),
+          "float64", _moments("std", _view(c64, 0, (600, 70), (70, 1)), 0, 1.5), exact=False,
+          correction=1.5, rtol=1e-9)
+    z = (rng.standard_normal(600 * 72) + 1j * rng.standard_normal(600 * 72) + 30 - 20j).astype(
+        np.complex64)
+    check("column var complex64", "var", z, 0, (600, 72), (72, 1), (0,), "float32",
+          _moments("var", _view(z, 0, (600, 72), (72, 1)), 0, 0), exact=False)
+    zn = z.copy()
+    zn[rng.integers(0, zn.size, 400)] = complex(np.nan, 0)
+    zn.reshape(600, 72)[:, 3] = complex(0, np.nan)  # an all-NaN column
+    check("column nanvar complex64, an all-NaN column", "nanvar", zn, 0, (600, 72), (72, 1),
+          (0,), "float32", _moments("nanvar", _view(zn, 0, (600, 72), (72, 1)), 0, 0),
+          exact=False)
+    i = rng.integers(-1000, 1000, 12000).astype(np.int32)
+    gv = _view(i, 0, (4, 300, 10), (10, 40, 1))
+    check("general var of int32", "var", i, 0, (4, 300, 10), (10, 40, 1), (1, 2), "float64",
+          _moments("var", gv, (1, 2), 0), exact=False, rtol=1e-9)
+    g = (rng.standard_normal(12000) + 1e4).astype(f32)
+    g[rng.random(g.size) < 0.2] = np.nan
+    check("general nanstd", "nanstd", g, 0, (4, 300, 10), (10, 40, 1), (1, 2), "float32",
+          _moments("nanstd", _view(g, 0, (4, 300, 10), (10, 40, 1)), (1, 2), 1), exact=False,
+          correction=1.0)
+    zc = (rng.standard_normal(12000) + 1j * rng.standard_normal(12000)).astype(np.complex128)
+    check("general std complex128, split", "std", zc, 0, (2, 3000, 2), (2, 4, 1), (1, 2),
+          "float64", _moments("std", _view(zc, 0, (2, 3000, 2), (2, 4, 1)), (1, 2), 0),
+          exact=False, rtol=1e-9)
+    # no reduced axis (host.moments reduces a trailing axis of length 1): 0, NaN for NaN and
+    # infinities, NaN everywhere with correction 1
+    e = rng.standard_normal(35)
+    e[[3, 9, 20]] = [np.nan, np.inf, -np.inf]
+    check("each element its own slice", "var", e, 0, (5, 7, 1), (7, 1, 1), (2,), "float64",
+          np.where(np.isfinite(e), 0.0, np.nan).reshape(5, 7), split=False)
+    check("each element its own slice, correction 1", "std", e, 0, (5, 7, 1), (7, 1, 1), (2,),
+          "float64", np.full((5, 7), np.nan), split=False, correction=1.0)
 
 
 def _nan_arg(name, v, axis):

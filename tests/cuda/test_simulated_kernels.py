@@ -3,7 +3,8 @@ own because the simulator replaces numba.cuda for the whole process:
 
 * reduce_sim.py: the split reductions' one-launch fold (the last block of a group folds the
   others' partials and resets its counter), blocks in a random order, against NumPy and with
-  every counter checked back at 0; the NaN-ignoring reductions with all-NaN slices;
+  every counter checked back at 0; the NaN-ignoring reductions with all-NaN slices; the
+  one-pass moments (var, std, nanvar, nanstd) on every layout;
 * scan_sim.py: the row scan's host side and decoupled look-back kernel on a NumPy heap, with
   prefixes made visible late so tiles walk back over two windows of aggregates, against NumPy:
   every case it lists (one row, segments, aligned rows, rounds, wide values, x[mask]).
@@ -32,7 +33,8 @@ def _listed_cases(script):
     raise LookupError(f"{script} lists no CASES")
 
 
-CASES = [("reduce_sim.py", case) for case in ("sum", "arg", "rows", "col", "general", "nan")] + \
+CASES = [("reduce_sim.py", case) for case in ("sum", "arg", "rows", "col", "general", "nan",
+                                             "moments")] + \
     [("scan_sim.py", case) for case in _listed_cases("scan_sim.py")]
 
 

@@ -1,5 +1,6 @@
-"""The reduction kernel family: sum, prod, max, min, mean, all, any and argmax/argmin, and the
-NaN-ignoring nansum, nanprod, nanmax, nanmin, nanmean, nanargmax and nanargmin.
+"""The reduction kernel family: sum, prod, max, min, mean, all, any and argmax/argmin, the
+NaN-ignoring nansum, nanprod, nanmax, nanmin, nanmean, nanargmax and nanargmin, and the moments
+var, std, nanvar and nanstd (one pass each: ``reduction.py``).
 
 Three kernel templates (``source.py``), each specialised per (reduction, input dtype, result
 dtype, variant, vector width), never per shape; shapes and strides are arguments. The host
@@ -38,7 +39,7 @@ is comparable to NumPy's pairwise sum. What each reduction accumulates: ``reduct
 knobs: ``tuning.py``.
 """
 
-from .host import SPLIT_SCRATCH, argreduce, reduce  # noqa: F401  (the family's API)
+from .host import SPLIT_SCRATCH, argreduce, moments, reduce  # noqa: F401  (the family's API)
 from .source import precompile_specs  # noqa: F401
 
-PRIMITIVES = {"reduce": reduce, "argreduce": argreduce}
+PRIMITIVES = {"reduce": reduce, "argreduce": argreduce, "moments": moments}

@@ -43,12 +43,12 @@ def _scratch(stream) -> _Scratch:
     return sc
 
 
-def _reduce_into(dev, name, a, reduced_axes, out, order_free):
+def _reduce_into(dev, name, a, reduced_axes, out, order_free, correction=0.0):
     """Reduce `a` over `reduced_axes` with operation `name` into the fresh C-contiguous `out`
     (the kept elements in C order, of the result dtype): look up the layout's plan (which holds
     the operation and, per device, the loaded kernel: nothing is built per call), launch."""
     p = plan(name, a.dtype, out.dtype, a.shape, a.strides, reduced_axes, order_free,
-             a.ptr % 16, dev.multiprocessor_count)
+             a.ptr % 16, dev.multiprocessor_count, correction)
     kern = p.kernels.get(dev.index)
     if kern is None:
         kern = p.kernels[dev.index] = compiler.cached_kernel(dev.index, "reduce", p.key, p.build)
@@ -111,4 +111,24 @@ def argreduce(name, a, axis, keepdims):
         return new_array(a.device_index, shape, _INT64, dev.allocator)
     out = new_array(dev.index, shape, _INT64, dev.allocator, size)
     _reduce_into(dev, name, a, axes, out, False)
+    return out
+
+
+def moments(name, a, axes, correction, keepdims, dtype):
+    """The `moments` primitive: var, std, nanvar, nanstd in one launch. With no reduced axis
+    each element is its own slice: a trailing axis of length 1 is reduced instead."""
+    dtype = np.dtype(dtype)
+    if type(axes) is not tuple:
+        axes = tuple(axes)
+    dev = runtime.get_device(a.device_index)
+    shape, size, empty = out_geometry(a.shape, axes, keepdims)
+    if size == 0:
+        return new_array(a.device_index, shape, dtype, dev.allocator)
+    out = new_array(dev.index, shape, dtype, dev.allocator, size)
+    if empty:  # no element: no mean
+        return elementwise.fill(out, math.nan)
+    if not axes:
+        a = a.view(a.shape + (1,), a.strides + (1,), a.offset)
+        axes = (a.ndim - 1,)
+    _reduce_into(dev, name, a, axes, out, True, float(correction))
     return out

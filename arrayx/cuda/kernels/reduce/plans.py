@@ -80,9 +80,10 @@ def split_count(units, most, sms):
     return best
 
 
-def _plan_rows(plan, sms, red, lay, ksh, kst, rsh, rst, K, count, vec, align):
+def _plan_rows(plan, sms, red, lay, ksh, kst, rsh, rst, K, scalar, vec, align):
     """Contig or general reduction of M rows of K into M outputs: groups of T lanes a row, and
-    rows split over S blocks each when they are few and long."""
+    rows split over S blocks each when they are few and long (`scalar`: the kernel's float64
+    argument, `red.scalar`)."""
     block = tuning.BLOCK
     M = math.prod(ksh)
     N = vector_width(red.in_dt.itemsize) if vec else 1
@@ -99,7 +100,7 @@ def _plan_rows(plan, sms, red, lay, ksh, kst, rsh, rst, K, count, vec, align):
     plan.key = ("group", red.key(), lay, T, N, vec, Dk, Dr, split, bits, unroll,
                 tuning.LOAD_HINT)
     plan.build = lambda: group_spec(red, lay, T, N, vec, Dk, Dr, split, bits)
-    tail = [align, K, S, float(count), M] + list(ksh) + list(kst)
+    tail = [align, K, S, scalar, M] + list(ksh) + list(kst)
     if lay == "general":
         rsh, rst = _pad(rsh, rst, Dr)
         tail += list(rsh) + list(rst)
@@ -110,7 +111,7 @@ def _plan_rows(plan, sms, red, lay, ksh, kst, rsh, rst, K, count, vec, align):
         _lay_out_partials(plan, red, M * S)
 
 
-def _plan_column(plan, sms, red, K, sK, M, B, sB, count, vec):
+def _plan_column(plan, sms, red, K, sK, M, B, sB, scalar, vec):
     """Column reduction of B batches (stride sB) of K rows (stride sK) of M contiguous columns:
     tiles of 32 lanes * N columns, split over S blocks each when the tiles are few."""
     N = vector_width(red.in_dt.itemsize) if vec else 1
@@ -123,7 +124,7 @@ def _plan_column(plan, sms, red, K, sK, M, B, sB, count, vec):
     plan.key = ("column", red.key(), N, vec, split, tuning.COLUMN_UNROLL,
                 tuning.COLUMN_SPLIT_BLOCKS_PER_SM)
     plan.build = lambda: column_spec(red, N, vec, split)
-    plan.tail = (K, sK, M, B, sB, S, tiles, float(count))
+    plan.tail = (K, sK, M, B, sB, S, tiles, scalar)
     plan.grid = B * tiles * S
     plan.nbytes = K * M * B * red.in_dt.itemsize
     if split:
@@ -131,10 +132,11 @@ def _plan_column(plan, sms, red, K, sK, M, B, sB, count, vec):
 
 
 @functools.lru_cache(maxsize=4096)
-def plan(name, in_dt, out_dt, shape, strides, reduced_axes, order_free, align, sms) -> Plan:
+def plan(name, in_dt, out_dt, shape, strides, reduced_axes, order_free, align, sms,
+         correction=0.0) -> Plan:
     """The plan reducing an array of this layout (`align`: its pointer mod 16) over
     `reduced_axes` into a contiguous 1-D output (the kept elements in C order) on a GPU of
-    `sms` SMs."""
+    `sms` SMs (`correction`: the moments' degrees-of-freedom correction)."""
     red = Reduction(name, in_dt, out_dt)
     isz = in_dt.itemsize
     kept = [i for i in range(len(shape)) if i not in reduced_axes]
@@ -153,18 +155,19 @@ def plan(name, in_dt, out_dt, shape, strides, reduced_axes, order_free, align, s
             flipped.append((n, st))
         rdims = sorted(flipped, key=lambda d: -d[1])
     rsh, (rst,) = collapse([n for n, _ in rdims], [st for _, st in rdims])
+    scalar = float(correction) if red.moments else float(count)
     result.shift = shift * isz
     ptr = (align + result.shift) % 16
     # a 16-byte vector path needs element-aligned pointers (16-byte ones for 16-byte elements)
     vec_ok = ptr % isz == 0 and (isz < 16 or ptr == 0)
     if len(rsh) == 1 and rst[0] == 1:
-        _plan_rows(result, sms, red, "contig", ksh, kst, (), (), count, count, vec_ok, ptr)
+        _plan_rows(result, sms, red, "contig", ksh, kst, (), (), count, scalar, vec_ok, ptr)
     elif len(rsh) == 1 and kst[-1] == 1 and ksh[-1] > 1 and len(ksh) <= 2:
         M = ksh[-1]
         B, sB = (ksh[0], kst[0]) if len(ksh) == 2 else (1, 0)
         sK = rst[0]
         vec = ptr == 0 and (sK * isz) % 16 == 0 and (sB * isz) % 16 == 0
-        _plan_column(result, sms, red, count, sK, M, B, sB, count, vec)
+        _plan_column(result, sms, red, count, sK, M, B, sB, scalar, vec)
     else:
-        _plan_rows(result, sms, red, "general", ksh, kst, rsh, rst, count, count, False, ptr)
+        _plan_rows(result, sms, red, "general", ksh, kst, rsh, rst, count, scalar, False, ptr)
     return result

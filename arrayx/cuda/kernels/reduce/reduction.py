@@ -15,6 +15,20 @@ at the cost of max's own compare and select. nanmean carries (sum, count of non-
 and divides in the store (0 / 0: NaN). nanargmax/nanargmin rank a NaN as -inf / +inf (NumPy's
 rule, so its index wins a tie with a real -inf below it) and carry the best value seen, which
 stays NaN only while every element was NaN: such a slice stores index -1 (the namespace raises).
+
+The moments (var, std, and nanvar, nanstd skipping NaN) run in one pass, in two forms. While a
+lane streams its elements it keeps *running* sums shifted by the first element it saw, c:
+(n, c, sum of d, sum of d * d), d = x - c, in the result's type (float32 for float32 and
+complex64): no division an element, and the shift keeps the sums small when the mean is large
+(NumPy's two-pass algorithm removes the mean first for the same reason). Each lane then turns
+them into the *combined* form (n, mean, M2), M2 the sum of squared deviations, in float64 for
+every dtype, and lanes, warps, blocks and split partials merge by Chan's formula: a float32
+lane's rounding stays within its own few elements, and the merges add none at float32's scale.
+Complex values carry the mean's two parts and one M2 (|x - mean|^2, so var = var(real) +
+var(imag), real). The store divides M2 by n - correction (`correction` is the kernel's scalar
+argument, where mean has its count), NaN when that is not positive or the slice is empty (an
+all-NaN slice of nanvar), and std takes the square root in float64 before rounding. Any infinity in a slice
+gives NaN (inf - inf), as NumPy's two passes do.
 """
 
 from __future__ import annotations
@@ -28,6 +42,8 @@ NAN_ARG = ("nanargmax", "nanargmin")
 # the NaN-ignoring reductions: each is its plain counterpart (the name without "nan") with NaN
 # treated as absent
 NAN = ("nansum", "nanprod", "nanmax", "nanmin", "nanmean") + NAN_ARG
+# the moments: the variance and its square root, each also NaN-ignoring
+MOMENTS = ("var", "std", "nanvar", "nanstd")
 INT64_MAX = 2**63 - 1  # an arg accumulator's index before it has seen an element
 _COMPLEX64 = np.dtype("complex64")
 
@@ -50,14 +66,32 @@ class Reduction:
     `parts`: register types of the scalars one accumulator is made of (a split reduction's
     partials are stored as these); `identity()`: their start values; `load(x, idx)`: the parts
     of stored element `x` (flat reduced index `idx`); `combine(a, b)`: statements folding
-    accumulator `b` into `a` (lists of variable names); `store(a)`: the result value written."""
+    accumulator `b` into `a` (lists of variable names); `store(a)`: the result value written.
+
+    A lane folds its own elements into a *running* accumulator (`running_parts`,
+    `running_identity()`, `accumulate(r, x, idx)`), then `finish(r, a)` turns it into an
+    accumulator of `parts`. Only the moments have a running form of their own (`streams`);
+    for the others the running accumulator is the accumulator and `finish` does nothing.
+    `scalar`: the name of the kernel's float64 argument the store reads."""
 
     def __init__(self, name: str, in_dt: np.dtype, out_dt: np.dtype):
         self.name, self.in_dt, self.out_dt = name, in_dt, out_dt
-        self.nan = name in NAN
+        self.nan = name in NAN or name in ("nanvar", "nanstd")
         base = name[3:] if self.nan else name  # the plain counterpart
         self.base = base
         self.arg = base in ARG
+        self.moments = base in ("var", "std")
+        self.streams = self.moments
+        self.scalar = "correction" if self.moments else "count"
+        if self.moments:  # combined: n, the mean (two parts for complex input), M2
+            t = register_type(out_dt)
+            pairs = 2 if in_dt.kind == "c" else 1
+            self.parts = ["float64"] * (2 + pairs)
+            # running: n, the shift c, the sums of d, the sum of squares
+            self.running_parts = ["int64"] + [t] * (2 * pairs + 1)
+            self.complex = False
+            self.constants = "NAN = float('nan')\n"
+            return
         if self.arg:
             self.parts = [register_type(in_dt), "int64"]
         elif base in ("all", "any"):
@@ -71,11 +105,14 @@ class Reduction:
             self.parts = self.parts + ["int64"]
         # module constants the kernel source needs beyond the family's preamble
         self.constants = "NAN = float('nan')\n" if name in ("nanmax", "nanmin") + NAN_ARG else ""
+        self.running_parts = self.parts
 
     def key(self) -> tuple:
         return (self.name, self.in_dt, self.out_dt)
 
     def identity(self) -> list:
+        if self.moments:
+            return ["float64(0)"] * len(self.parts)
         n = self.base
         if self.nan and n in ("max", "min", "argmax", "argmin"):  # nothing seen: NaN, no index
             return [f"{self.parts[0]}(NAN)"] + ([f"int64({INT64_MAX})"] if self.arg else [])
@@ -95,6 +132,24 @@ class Reduction:
         one = "1" if n == "prod" else ("-0.0" if self.parts[0].startswith("float") else "0")
         zero = "0" if n == "prod" else one
         return [f"{t}({v})" for t, v in zip(self.parts, [one, zero])]
+
+    def running_identity(self) -> list:
+        if self.moments:
+            return [f"{t}(0)" for t in self.running_parts]
+        return self.identity()
+
+    def accumulate(self, r: list, x: str, idx: str, ordered: bool = False) -> list:
+        """Statements folding element `x` (flat reduced index `idx`; `ordered` as for
+        `combine`) into the running accumulator `r`."""
+        if self.moments:
+            return self._accumulate_moments(r, x)
+        e = [f"e_{k}" for k in range(len(self.parts))]
+        return [f"{ek} = {v}" for ek, v in zip(e, self.load(x, idx))] + self.combine(r, e, ordered)
+
+    def finish(self, r: list, a: list) -> list:
+        """Statements turning running accumulator `r` into accumulator `a` (the same names
+        unless the reduction `streams`)."""
+        return self._finish_moments(r, a) if self.moments else []
 
     def load(self, x: str, idx: str) -> list:
         t = self.parts[0]
@@ -131,6 +186,8 @@ class Reduction:
     def combine(self, a: list, b: list, ordered: bool = False) -> list:
         """`ordered`: b's index is known to be above a's (a lane's own elements in its loop
         order), so argmax/argmin skip the index comparisons of ties and NaNs."""
+        if self.moments:
+            return self._chan_merge(a, b)
         n, t = self.base, self.parts[0]
         if self.nan and n in ("max", "min", "argmax", "argmin"):
             return self._combine_ignoring_nan(a, b, ordered)
@@ -179,6 +236,8 @@ class Reduction:
                         f"if _kb {cmp} _ka or {av} != {av}:", f"    {av} = {bv}"]
 
     def store(self, a: list) -> str:
+        if self.moments:
+            return self._store_moments(a)
         if self.arg:
             if self.nan:  # -1: the slice was all NaN
                 return f"{a[1]} if {a[0]} == {a[0]} else int64(-1)"
@@ -192,3 +251,67 @@ class Reduction:
         if self.complex:
             return f"{dt.name}(complex({vals[0]}, {vals[1]}))"
         return f"{element_type(dt)}({vals[0]})"
+
+    # ---- the moments (the module docstring) --------------------------------------------------
+
+    def _accumulate_moments(self, r: list, x: str) -> list:
+        """Element x into running (n, c..., sums of d..., sum of squares): the first element a
+        lane sees (n == 0) becomes its shift c. The temporaries are named apart from the
+        merge's, so that they keep the running type."""
+        t = self.running_parts[1]
+        n, rest = r[0], r[1:]
+        if self.in_dt.kind == "c":
+            values = [f"{t}({x}.real)", f"{t}({x}.imag)"]
+        else:
+            values = [f"{t}({x})"]
+        pairs = len(values)
+        shifts, sums, squares = rest[:pairs], rest[pairs:2 * pairs], rest[-1]
+        v = [f"_v{j}" for j in range(pairs)]
+        dx = [f"_dx{j}" for j in range(pairs)]
+        body = [f"{c} = {vj} if {n} == 0 else {c}" for c, vj in zip(shifts, v)]
+        body += [f"{n} = {n} + 1"]
+        body += [f"{d} = {vj} - {c}" for d, vj, c in zip(dx, v, shifts)]
+        body += [f"{s} = {s} + {d}" for s, d in zip(sums, dx)]
+        body += [f"{squares} = {squares} + " + " + ".join(f"{d} * {d}" for d in dx)]
+        lines = [f"{vj} = {value}" for vj, value in zip(v, values)]
+        if not self.nan:
+            return lines + body
+        present = " and ".join(f"{vj} == {vj}" for vj in v)
+        return lines + [f"if {present}:"] + ["    " + line for line in body]
+
+    def _finish_moments(self, r: list, a: list) -> list:
+        """Running (n, c..., s..., q) into combined (n, c + s / n..., q - |s|^2 / n) in
+        float64; rounding may leave M2 a little below 0, which is put back at 0."""
+        pairs = len(a) - 2
+        n, shifts, sums, squares = r[0], r[1:1 + pairs], r[1 + pairs:1 + 2 * pairs], r[-1]
+        lines = [f"{a[0]} = float64({n})",
+                 f"_inv = float64(1) / {a[0]} if {n} > 0 else float64(0)"]
+        lines += [f"{m} = float64({c}) + float64({sm}) * _inv"
+                  for m, c, sm in zip(a[1:1 + pairs], shifts, sums)]
+        squared = " + ".join(f"float64({sm}) * float64({sm})" for sm in sums)
+        lines += [f"_m2 = float64({squares}) - ({squared}) * _inv",
+                  f"{a[-1]} = float64(0) if _m2 < 0 else _m2"]
+        return lines
+
+    def _chan_merge(self, a: list, b: list) -> list:
+        """Chan's merge of (n, mean..., M2) b into a: the mean moves by delta * nb / n and M2
+        gains delta^2 * na * nb / n (an empty side changes nothing)."""
+        pairs = len(a) - 2
+        dm = [f"_dm{j}" for j in range(pairs)]
+        lines = [f"_n = {a[0]} + {b[0]}",
+                 f"_r = {b[0]} / _n if _n > 0 else float64(0)"]
+        lines += [f"{d} = {mb} - {ma}" for d, ma, mb in zip(dm, a[1:1 + pairs], b[1:1 + pairs])]
+        lines += [f"{ma} = {ma} + {d} * _r" for d, ma in zip(dm, a[1:1 + pairs])]
+        squared = " + ".join(f"{d} * {d}" for d in dm)
+        lines += [f"{a[-1]} = {a[-1]} + {b[-1]} + ({squared}) * {a[0]} * _r",
+                  f"{a[0]} = _n"]
+        return lines
+
+    def _store_moments(self, a: list) -> str:
+        """M2 / (n - correction), its square root for std; NaN where n - correction <= 0 or
+        the slice had no element (a negative correction: still no mean)."""
+        t = element_type(self.out_dt)
+        value = f"{a[-1]} / ({a[0]} - correction)"
+        if self.base == "std":
+            value = f"libdevice.sqrt({value})"
+        return f"{t}({value}) if {a[0]} - correction > 0 and {a[0]} > 0 else {t}(NAN)"

@@ -5,8 +5,9 @@ Both kernels run in the same phases, one `KernelSource` section each: find this 
 and split part, start its accumulators, fold in its share of the elements, combine the block's
 accumulators, then store the result or, split, store the block's partial and take a ticket; the
 last block of a group folds the partials (through L2: ``load_cg``), stores and resets the
-counter. Generated names: ``a{q}_{k}`` is part k of vector lane q's accumulator, ``e_*``/``o_*``
-an element's or another lane's parts, ``sh_*`` shared memory, ``tmp*`` the partials.
+counter. Generated names: ``a{q}_{k}`` is part k of vector lane q's accumulator (``l{q}_{k}``
+its running form, for a reduction that streams into one: the moments), ``e_*``/``o_*`` an
+element's or another lane's parts, ``sh_*`` shared memory, ``tmp*`` the partials.
 """
 
 from __future__ import annotations
@@ -69,16 +70,37 @@ def _group_reduce(red, T):
     return lines
 
 
+def _running(red, q):
+    """Lane q's running accumulator: names of its own when the reduction streams into a form of
+    its own, else the accumulator a{q}_* itself."""
+    prefix = f"l{q}" if red.streams else f"a{q}"
+    return [f"{prefix}_{k}" for k in range(len(red.running_parts))]
+
+
 def _accumulate(red, q, raw, idx, ordered=False):
-    """Statements folding element `raw` (an expression, evaluated once) into lane q's accumulator
-    (`ordered`: its index is above every index folded into it so far)."""
-    e = _parts("e", red)
-    return ([f"x = {raw}"] + [f"{ek} = {v}" for ek, v in zip(e, red.load("x", idx))] +
-            red.combine(_parts(f"a{q}", red), e, ordered))
+    """Statements folding element `raw` (an expression, evaluated once) into lane q's running
+    accumulator (`ordered`: its index is above every index folded into it so far)."""
+    return [f"x = {raw}"] + red.accumulate(_running(red, q), "x", idx, ordered)
 
 
 def _init(red, lanes):
+    """The lanes' running accumulators at their start."""
+    return [f"{r} = {v}" for q in range(lanes)
+            for r, v in zip(_running(red, q), red.running_identity())]
+
+
+def _init_combined(red, lanes):
+    """The lanes' accumulators at their start (a fold of partials starts from these)."""
     return [f"a{q}_{k} = {v}" for q in range(lanes) for k, v in enumerate(red.identity())]
+
+
+def _finish(src, red, lanes):
+    """The section turning each lane's running accumulator into its accumulator (none unless the
+    reduction streams)."""
+    if red.streams:
+        src.section("the running sums of each lane as its moments",
+                    [line for q in range(lanes)
+                     for line in red.finish(_running(red, q), _parts(f"a{q}", red))])
 
 
 def _fold_lanes(red, lanes):
@@ -213,7 +235,7 @@ def group_spec(red, lay, T, N, vec, Dk, Dr, split, bits):
     block = tuning.BLOCK
     args, types = _signature(red, split)
     idx_t = "uint32" if bits == 32 else "int64"
-    args += ["align", "K", "S", "count", "M"] + [f"ksh{j}" for j in range(Dk)] + \
+    args += ["align", "K", "S", red.scalar, "M"] + [f"ksh{j}" for j in range(Dk)] + \
         [f"kst{j}" for j in range(Dk)]
     types += ["int64", "int64", "int64", "float64", "int64"] + [idx_t] * Dk + ["int64"] * Dk
     if lay == "general":
@@ -233,6 +255,7 @@ def group_spec(red, lay, T, N, vec, Dk, Dr, split, bits):
     work += _contig_elements(red, T, N, vec) if lay == "contig" else \
         _general_elements(red, T, Dr, bits)
     src.section("this lane's share of the group's elements", ["if g < M:"] + _indent(work))
+    _finish(src, red, lanes)
     if lanes > 1:
         src.section("the vector lanes' accumulators, pairwise", _fold_lanes(red, lanes))
     src.section("the group's lanes into its first", _group_reduce(red, T))
@@ -313,7 +336,7 @@ def column_spec(red, N, vec, split):
     shared memory; `split`: S > 1 blocks per column tile, the last of them folds the partials."""
     warps = tuning.WARPS
     args, types = _signature(red, split)
-    args += ["K", "sK", "M", "B", "sB", "S", "tiles", "count"]
+    args += ["K", "sK", "M", "B", "sB", "S", "tiles", red.scalar]
     types += ["int64"] * 7 + ["float64"]
     W = 32 * N
     src = KernelSource(column_name(red, N, vec, split), args, PREAMBLE + red.constants)
@@ -326,6 +349,7 @@ def column_spec(red, N, vec, split):
     src.section("this warp's rows of the tile", [
         "per = (K + S - 1) // S", "end = (s + 1) * per", "if end > K:", "    end = K",
         "r = s * per + w", "p = batch * sB + c0"] + _column_rows(red, N, vec))
+    _finish(src, red, N)
     shared = [f"sh_{k} = cuda.shared.array(({warps}, {W}), {t})" for k, t in enumerate(red.parts)]
 
     def final(q, acc):
@@ -344,7 +368,7 @@ def column_spec(red, N, vec, split):
                     + ["cuda.syncthreads()", "if tid == 0:"] + _indent(_arrive("bt")))
         # warp w folds partials w, w + 8, ... of each of its columns, then the warps combine
         # as above (sh_* is free again: warp 0 read it before the barrier)
-        fold = _init(red, N) + ["jf = w", "while jf < S:"]
+        fold = _init_combined(red, N) + ["jf = w", "while jf < S:"]
         for q in range(N):
             fold += [f"    if c0 + {q} < M:"]
             fold += _indent(_fold_partial(red, q, f"(jf * B + batch) * M + c0 + {q}"), 8)
