@@ -78,10 +78,10 @@ class Harness:
         except Exception:
             pass
         if self.dev is None:
-            return {"title": self.title, "date": DATE, "run_at": datetime.datetime.now().isoformat(),
-                    "device": f"cpu ({platform.processor() or platform.machine()}, "
-                              f"{os.cpu_count()} cores)", "versions": vers,
-                    "host": platform.node(), "commit": _commit()}
+            cpu = f"cpu ({platform.processor() or platform.machine()}, {os.cpu_count()} cores)"
+            return {"title": self.title, "date": DATE,
+                    "run_at": datetime.datetime.now().isoformat(),
+                    "device": cpu, "versions": vers, "host": platform.node(), "commit": _commit()}
         d = self.rt.driver()
         drv = self.rt.check(d.cuDriverGetVersion(), "cuDriverGetVersion")
         return {"title": self.title, "date": DATE, "run_at": datetime.datetime.now().isoformat(),
@@ -261,7 +261,8 @@ def write_report(path, title, doc, description, table, notes=()):
     device = (f"{m['device']} (sm_{cc[0]}{cc[1]}, {m['multiprocessors']} SMs), driver {m['driver']}"
               if cc else m["device"])
     lines = [f"# {title}, {m['date']}", "",
-             f"Device: {device}, commit {m.get('commit', 'unknown')}. Versions: {', '.join(f'{k} {v}' for k, v in m['versions'].items())}.",
+             f"Device: {device}, commit {m.get('commit', 'unknown')}. Versions: "
+             f"{', '.join(f'{k} {v}' for k, v in m['versions'].items())}.",
              ""]
     lines += list(description) + [""] + list(table) + [""] + list(notes)
     lines += [f"Kernels numba compiled in the benchmark process: {doc['compiled']}.", ""]

@@ -2,7 +2,7 @@
 
     python3 benchmarks/workloads_bench.py --out DIR [--only NAME,...] [--size large|small|both]
         [--quick] [--profile] [--device cuda:0|cpu] [--peers cupy,torch] [--reps 15]
-        [--budget 0.6] [--list]
+        [--budget 0.6] [--deadline 340] [--list]
 
 Three groups of cases, each written once against a namespace `xp` (arrayx itself; CuPy and
 PyTorch through array_api_compat's namespaces; `--peers numpy` adds array_api_compat's NumPy,
@@ -50,7 +50,8 @@ TF32 stays off in all three libraries (their defaults), so float32 products are 
 
 Writes DIR/workloads-<date>.json, .md and (matplotlib importable) .png: arrayx / best peer per
 case, log scale, a line at 1.0 (`--device cpu` writes workloads-cpu-<date>.*). `--quick` runs
-the cases of issue 18's table with a shorter budget (about 2 minutes on the H200).
+the cases of issue 18's table with a shorter budget. Past `--deadline` seconds the cases left
+are skipped, named in the report, and the results written.
 """
 
 from __future__ import annotations
@@ -64,7 +65,6 @@ import argparse  # noqa: E402
 import cProfile  # noqa: E402
 import math  # noqa: E402
 import pstats  # noqa: E402
-import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
@@ -82,7 +82,7 @@ GROUPS = ("sklearn", "program", "op")
 ARRAYX_DIR = None  # arrayx's package folder, for the cProfile filter (set in main)
 
 
-# ---- libraries ------------------------------------------------------------------------------
+# ---- libraries ----------------------------------------------------------------------------------
 
 @dataclass
 class Lib:
@@ -93,6 +93,7 @@ class Lib:
     to_numpy: object     # the library's array -> NumPy array
     sync: object         # wait for every queued operation
     gpu: bool            # timed with CUDA events too (op cases)
+    device: object       # the device= argument that puts a created array beside the others
 
 
 def _noop():
@@ -108,7 +109,7 @@ def arrayx_lib(device: str) -> Lib:
     else:
         sync = _noop
     return Lib("arrayx", arrayx, lambda a: arrayx.asarray(a, device=dev),
-               lambda a: np.asarray(a.to_device("cpu")), sync, dev.kind == "cuda")
+               lambda a: np.asarray(a.to_device("cpu")), sync, dev.kind == "cuda", dev)
 
 
 def peer_lib(name: str) -> tuple[Lib | None, str]:
@@ -120,17 +121,18 @@ def peer_lib(name: str) -> tuple[Lib | None, str]:
                 return None, "no CUDA device for CuPy"
             import array_api_compat.cupy as xp
             return Lib("cupy", xp, cupy.asarray, cupy.asnumpy,
-                       lambda: cupy.cuda.Device().synchronize(), True), ""
+                       lambda: cupy.cuda.Device().synchronize(), True, None), ""
         if name == "torch":
             import torch
             if not torch.cuda.is_available():
                 return None, "PyTorch sees no CUDA device"
             import array_api_compat.torch as xp
             return Lib("torch", xp, lambda a: torch.as_tensor(a, device="cuda"),
-                       lambda t: t.detach().cpu().numpy(), torch.cuda.synchronize, True), ""
+                       lambda t: t.detach().cpu().numpy(), torch.cuda.synchronize, True,
+                       torch.device("cuda")), ""
         if name == "numpy":
             import array_api_compat.numpy as xp
-            return Lib("numpy", xp, np.array, np.asarray, _noop, False), ""
+            return Lib("numpy", xp, np.array, np.asarray, _noop, False, "cpu"), ""
     except ImportError as e:
         return None, f"not importable ({e})"
     raise ValueError(f"unknown peer {name!r} (cupy, torch, numpy)")
@@ -164,7 +166,7 @@ def host(kind: str, shape, dtype="float64", seed=0):
     return _HOST[key]
 
 
-# ---- the cases ------------------------------------------------------------------------------------
+# ---- the cases ----------------------------------------------------------------------------------
 
 @dataclass
 class Case:
@@ -302,7 +304,7 @@ def kmeans_step(xp, X, C):
     onehot = xp.astype(labels[:, None] == xp.arange(k, device=array_api_compat.device(X))[None, :],
                        X.dtype)
     counts = xp.sum(onehot, axis=0)
-    return (_mT(onehot) @ X) / xp.maximum(counts, 1)[:, None]
+    return (_mT(onehot) @ X) / xp.clip(counts, min=1)[:, None]
 
 
 def logistic_gd(xp, X, y, steps=50, lr=0.5):
@@ -393,6 +395,9 @@ def program_cases(size: str) -> list[Case]:
     ]
 
 
+LOG2_FLAT = 28  # elements of the flat reductions' input (1 GiB of float32, as reduce_bench's)
+
+
 def op_cases(size: str) -> list[Case]:
     if size != "large":
         return []
@@ -424,14 +429,15 @@ def op_cases(size: str) -> list[Case]:
             return lambda: fn(lib.xp, A)
         return setup
 
-    big_n = 1 << 28
-    rows16k = (1 << 14, 1 << 14)
+    big_n = 1 << LOG2_FLAT
+    flat_square = (1 << (LOG2_FLAT // 2), 1 << (LOG2_FLAT - LOG2_FLAT // 2))
+    flat_shape = f"{flat_square[0]} x {flat_square[1]} float32"
 
     def flat(fn):
-        """2^28 float32 made on the device by each library (no 1 GiB host array)."""
+        """2^LOG2_FLAT float32 made on the device by each library (no 1 GiB host array)."""
         def setup(lib):
             xp = lib.xp
-            x = xp.sin(xp.astype(xp.arange(big_n), xp.float32) * 1e-3)
+            x = xp.sin(xp.astype(xp.arange(big_n, device=lib.device), xp.float32) * 1e-3)
             return lambda: fn(xp, x)
         return setup
 
@@ -470,15 +476,15 @@ def op_cases(size: str) -> list[Case]:
              "200000 x 32 float64",
              tall(lambda xp, X: xp.linalg.svd(X, full_matrices=False), 200_000, 32, "float64"),
              rtol=1e-8, result=lambda r: r[1]),
-        Case("sum", "op", size, "2^28 float32", flat(lambda xp, x: xp.sum(x)), quick=True,
+        Case("sum", "op", size, f"2^{LOG2_FLAT} float32", flat(lambda xp, x: xp.sum(x)), quick=True,
              rtol=1e-3, moved_bytes=big_n * f32),
-        Case("argmax", "op", size, "2^28 float32", flat(lambda xp, x: xp.argmax(x)),
+        Case("argmax", "op", size, f"2^{LOG2_FLAT} float32", flat(lambda xp, x: xp.argmax(x)),
              rtol=0, moved_bytes=big_n * f32),
-        Case("sum(axis=0) (column sums)", "op", size, "16384 x 16384 float32",
-             flat(lambda xp, x: xp.sum(xp.reshape(x, rows16k), axis=0)), rtol=1e-4,
+        Case("sum(axis=0) (column sums)", "op", size, flat_shape,
+             flat(lambda xp, x: xp.sum(xp.reshape(x, flat_square), axis=0)), rtol=1e-4,
              moved_bytes=big_n * f32),
-        Case("sum(axis=1) (row sums)", "op", size, "16384 x 16384 float32",
-             flat(lambda xp, x: xp.sum(xp.reshape(x, rows16k), axis=1)), rtol=1e-4,
+        Case("sum(axis=1) (row sums)", "op", size, flat_shape,
+             flat(lambda xp, x: xp.sum(xp.reshape(x, flat_square), axis=1)), rtol=1e-4,
              moved_bytes=big_n * f32),
     ]
 
@@ -558,15 +564,15 @@ def copy_ceiling_ms(H, lib, nbytes, cache):
         import arrayx
         from arrayx.cuda.engine import copies
         n = nbytes // 8
-        src = arrayx.ones(n, dtype=arrayx.float32, device="cuda:0")
-        dst = arrayx.empty(n, dtype=arrayx.float32, device="cuda:0")
+        src = arrayx.ones(n, dtype=arrayx.float32, device=lib.device)
+        dst = arrayx.empty(n, dtype=arrayx.float32, device=lib.device)
         cache[nbytes] = H.gpu_time("arrayx",
                                    lambda: copies.memcpy_d2d(H.dev, dst._data, src._data))
         lib.sync()
     return cache[nbytes]
 
 
-# ---- --profile: where an arrayx call's time goes --------------------------------------------------
+# ---- --profile: where an arrayx call's time goes ------------------------------------------------
 
 # primitives whose first argument names the operation (unary("exp", a)): keyed with it
 _NAMED_PRIMITIVES = ("unary", "binary", "reduce", "argreduce", "cumulative", "row_function",
@@ -578,7 +584,8 @@ _MISSING = object()
 
 class CallTimer:
     """Wraps callables (module or class attributes) to add up calls and wall-clock host ms per
-    key; with `outermost`, a call made inside another wrapped call is not counted again."""
+    key; with `outermost`, a call made inside another wrapped call is not counted again. As a
+    context manager, it puts back what it wrapped on leaving."""
 
     def __init__(self, outermost: bool, before=None, after=None):
         self.outermost = outermost
@@ -609,6 +616,12 @@ class CallTimer:
 
         self._patched.append((owner, attr, owner.__dict__.get(attr, _MISSING)))
         setattr(owner, attr, timed)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.restore()
 
     def restore(self):
         for owner, attr, old in reversed(self._patched):
@@ -668,58 +681,45 @@ def profile_case(H, case, lib, args):
     calls = max(1, min(args.profile_calls, args.reps))
     out = {"name": case.name, "size": case.size, "calls": calls}
 
+    def repeat():
+        for _ in range(calls):
+            fn()
+            lib.sync()
+
     t0 = time.perf_counter()
-    for _ in range(calls):
-        fn()
-        lib.sync()
+    repeat()
     out["wall_ms"] = (time.perf_counter() - t0) * 1e3 / calls
     if lib.gpu:
         out["gpu_event_ms"] = H.gpu_time("arrayx", fn, warmup=0, reps=calls)
 
     namespace, primitives = CallTimer(outermost=True), CallTimer(outermost=False)
-    wrap_namespace(namespace)
-    wrap_primitives(primitives, backend)
-    try:
-        for _ in range(calls):
-            fn()
-            lib.sync()
-    finally:
-        primitives.restore()
-        namespace.restore()
+    with namespace, primitives:
+        wrap_namespace(namespace)
+        wrap_primitives(primitives, backend)
+        repeat()
     out["namespace"] = namespace.table(calls)
 
-    synced = CallTimer(outermost=False, before=lib.sync, after=lib.sync)
-    wrap_primitives(synced, backend)
-    try:
-        for _ in range(calls):
-            fn()
-            lib.sync()
-    finally:
-        synced.restore()
+    with CallTimer(outermost=False, before=lib.sync, after=lib.sync) as synced:
+        wrap_primitives(synced, backend)
+        repeat()
     synced_ms = {r["key"]: r["host_ms"] for r in synced.table(calls)}
     out["primitives"] = sorted(({**r, "synced_ms": synced_ms.get(r["key"], 0.0)}
                                 for r in primitives.table(calls)),
                                key=lambda r: -r["synced_ms"])
 
     prof = cProfile.Profile()
-    prof.enable()
-    for _ in range(calls):
-        fn()
-        lib.sync()
-    prof.disable()
+    prof.runcall(repeat)
     stats = pstats.Stats(prof).stats
     own = [(tt / calls * 1e3, nc / calls, f"{os.path.relpath(path, ARRAYX_DIR)}:{line}({func})")
-           for (path, line, func), (cc, nc, tt, ct, callers) in stats.items()
+           for (path, line, func), (_, nc, tt, _, _) in stats.items()
            if path.startswith(ARRAYX_DIR)]
     own.sort(reverse=True)
     out["arrayx_own_host_ms"] = sum(t for t, _, _ in own)
     out["cprofile_top"] = [{"function": f, "own_ms": t, "calls": n} for t, n, f in own[:10]]
-    del fn
-    lib.sync()
     return out
 
 
-# ---- reports --------------------------------------------------------------------------------------
+# ---- reports ------------------------------------------------------------------------------------
 
 def geomean(values):
     values = [v for v in values if v and v > 0 and math.isfinite(v)]
@@ -736,6 +736,8 @@ def summarise(cases, records, libs, copy_ms):
             r = by.get((case.name, case.size, lib.name))
             if r is not None:
                 row[lib.name] = r
+        if not any(lib.name in row for lib in libs):
+            continue  # not run (past the deadline)
         peers = [row[lib.name] for lib in libs[1:] if lib.name in row and "ms" in row[lib.name]]
         ax = row.get("arrayx")
         if peers:
@@ -835,8 +837,8 @@ def plot(rows, path, title):
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    ax.set_xticks([t for t in (0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 20, 50)
-                   if min(r["ratio"] for r in shown) / 1.2 <= t <= max(r["ratio"] for r in shown) * 1.2])
+    low, high = min(r["ratio"] for r in shown) / 1.2, max(r["ratio"] for r in shown) * 1.2
+    ax.set_xticks([t for t in (0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 20, 50) if low <= t <= high])
     ax.axvline(1.0, color="black", linewidth=1)
     ax.set_xlabel("arrayx time / best peer's time (log scale; left of the line: arrayx faster)")
     ax.set_title(title, fontsize=9)
@@ -849,7 +851,7 @@ def plot(rows, path, title):
     return path
 
 
-# ---- main -------------------------------------------------------------------------------------
+# ---- main ---------------------------------------------------------------------------------------
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -868,6 +870,9 @@ def parse_args(argv=None):
                    help="seconds of timed calls per case and library (default 0.6, --quick 0.3)")
     p.add_argument("--fallback", choices=("error", "warn"), default="error",
                    help="arrayx host fallback: an error (default) or a warning")
+    p.add_argument("--deadline", type=float, default=340,
+                   help="seconds after which the cases left are skipped (recorded as such) and "
+                        "the results written: a default run stays within 6 minutes; 0: none")
     p.add_argument("--list", action="store_true", help="print the cases and exit")
     p.add_argument("--verbose", action="store_true", help="print tracebacks of failed cases")
     args = p.parse_args(argv)
@@ -913,8 +918,11 @@ def main(argv=None):
     print(f"{len(cases)} cases on {', '.join(lib.name for lib in libs)} "
           f"(arrayx on {args.device})", flush=True)
 
-    copy_ms, profiles = {}, []
+    copy_ms, profiles, past_deadline = {}, [], []
     for i, case in enumerate(cases):
+        if args.deadline and time.perf_counter() - started > args.deadline:
+            past_deadline.append(f"{case.name} ({case.size})")
+            continue
         if i and cases[i - 1].size != case.size:
             _HOST.clear()  # the other size's host arrays are not used again
         reference = {}
@@ -942,13 +950,15 @@ def main(argv=None):
     os.makedirs(args.out, exist_ok=True)
     doc = H.write(os.path.join(args.out, f"{stem}-{DATE}.json"),
                   {"rows": rows, "geomean": gmeans, "profiles": profiles, "copy_ms": copy_ms,
-                   "skipped_peers": skipped, "elapsed_s": elapsed, "compiled": compiled,
+                   "skipped_peers": skipped, "past_deadline": past_deadline,
+                   "elapsed_s": elapsed, "compiled": compiled,
                    "options": vars(args)})
     png = plot(rows, os.path.join(args.out, f"{stem}-{DATE}.png"),
                f"arrayx ({args.device}) / best of {', '.join(lib.name for lib in libs[1:])}"
                f", {doc['meta']['device']}, {DATE}")
+    command = " ".join(sys.argv[1:] if argv is None else argv)
     description = [
-        f"`python3 benchmarks/workloads_bench.py {' '.join(sys.argv[1:] if argv is None else argv)}`"
+        f"`python3 benchmarks/workloads_bench.py {command}`"
         f" in {elapsed:.0f} s; arrayx on {args.device}. Wall-clock ms of one call and a device "
         "sync, median of the timed calls (min-max shown when the max is over 1.5x the min); "
         "op cases: '; x of copy' is the device-to-device copy's CUDA-event time for the same "
@@ -956,6 +966,9 @@ def main(argv=None):
         "result differs from arrayx's by more than the case's tolerance (largest difference over "
         "the largest value). Method: the docstring of workloads_bench.py.",
         "Peers skipped: " + (", ".join(f"{k} ({v})" for k, v in skipped.items()) or "none") + "."]
+    if past_deadline:
+        description.append(f"Not run, past the {args.deadline:g} s deadline: "
+                           + ", ".join(past_deadline) + ".")
     overall = gmeans["all"]
     table = report_tables(rows, libs, gmeans) + [
         "Geometric mean of arrayx / best peer over every case with a ratio: "
