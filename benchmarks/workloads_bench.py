@@ -65,6 +65,7 @@ import argparse  # noqa: E402
 import cProfile  # noqa: E402
 import math  # noqa: E402
 import pstats  # noqa: E402
+import shlex  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
@@ -133,9 +134,13 @@ def peer_lib(name: str) -> tuple[Lib | None, str]:
         if name == "numpy":
             import array_api_compat.numpy as xp
             return Lib("numpy", xp, np.array, np.asarray, _noop, False, "cpu"), ""
-    except ImportError as e:
-        return None, f"not importable ({e})"
-    raise ValueError(f"unknown peer {name!r} (cupy, torch, numpy)")
+        if name == "array_api_strict":
+            import array_api_strict as xp
+            return Lib("array_api_strict", xp, xp.asarray, np.from_dlpack, _noop, False,
+                       xp.Device("CPU_DEVICE")), ""
+    except Exception as e:  # not installed, or no usable GPU (CuPy raises without a driver)
+        return None, f"not usable ({type(e).__name__}: {e})"
+    raise ValueError(f"unknown peer {name!r} (cupy, torch, numpy, array_api_strict)")
 
 
 # ---- host data, made once and shared by every library -------------------------------------------
@@ -185,9 +190,7 @@ class Case:
 def _dispatched(lib, value):
     """scikit-learn kept the library's namespace (did not fall back to NumPy)."""
     import array_api_compat
-    if lib.name == "numpy" or not hasattr(value, "shape"):
-        return True
-    return array_api_compat.array_namespace(value) is not array_api_compat.numpy
+    return lib.name == "numpy" or not array_api_compat.is_numpy_array(value)
 
 
 def sklearn_cases(size: str) -> list[Case]:
@@ -863,7 +866,8 @@ def parse_args(argv=None):
     p.add_argument("--profile", action="store_true", help="profile the arrayx calls")
     p.add_argument("--profile-calls", type=int, default=3, help="calls per profile pass")
     p.add_argument("--device", default="cuda:0", help="arrayx's device: cuda:0 or cpu")
-    p.add_argument("--peers", default="cupy,torch", help="comma-separated: cupy, torch, numpy")
+    p.add_argument("--peers", default="cupy,torch",
+                   help="comma-separated: cupy, torch, numpy, array_api_strict")
     p.add_argument("--reps", type=int, default=15)
     p.add_argument("--warmup", type=int, default=2)
     p.add_argument("--budget", type=float, default=None,
@@ -956,7 +960,7 @@ def main(argv=None):
     png = plot(rows, os.path.join(args.out, f"{stem}-{DATE}.png"),
                f"arrayx ({args.device}) / best of {', '.join(lib.name for lib in libs[1:])}"
                f", {doc['meta']['device']}, {DATE}")
-    command = " ".join(sys.argv[1:] if argv is None else argv)
+    command = shlex.join(sys.argv[1:] if argv is None else argv)
     description = [
         f"`python3 benchmarks/workloads_bench.py {command}`"
         f" in {elapsed:.0f} s; arrayx on {args.device}. Wall-clock ms of one call and a device "
