@@ -14,7 +14,7 @@ which is how the script is exercised on a machine without a GPU, with `--device 
   pairwise_distances, rbf_kernel, r2_score, accuracy_score), at a large size (200k x 32
   float64; 8192 x 64 float32 for the pairwise functions) and a small one (1000 x 16 float64).
   A case whose fitted attribute is not an array of the library's own namespace did not dispatch
-  (scikit-learn converted to NumPy) and is recorded as an error rather than timed.
+  (scikit-learn converted to NumPy) and is recorded as 'not dispatched' rather than timed.
 * program: softmax and layer norm over rows written from their parts, a k-means step, 50 steps
   of logistic-regression gradient descent, a 5-point stencil, a loop of 200 small
   `tanh(a*b+c)`, mean and std of 1000 x 16, `float(xp.sum(small))`, unique_values of 200k ints.
@@ -187,6 +187,10 @@ class Case:
     notes: list = field(default_factory=list)
 
 
+class NotDispatched(Exception):
+    """scikit-learn ran the estimator on NumPy instead of the library's namespace."""
+
+
 def _dispatched(lib, value):
     """scikit-learn kept the library's namespace (did not fall back to NumPy)."""
     import array_api_compat
@@ -222,7 +226,7 @@ def sklearn_cases(size: str) -> list[Case]:
                 est = make().fit(X) if y is None else make().fit(X, y)
                 value = getattr(est, attr)
                 if not _dispatched(lib, value):
-                    raise RuntimeError(f"{type(est).__name__} did not dispatch: {attr} is NumPy's")
+                    raise NotDispatched(f"{type(est).__name__} did not dispatch: {attr} is NumPy's")
                 return value
             return run
         return setup
@@ -550,13 +554,18 @@ def run_case(H, case, lib, args, reference):
             rec["diff_vs_arrayx"] = difference(reference["value"], got)
             rec["mismatch"] = rec["diff_vs_arrayx"] > case.rtol
         del fn, value
+    except NotDispatched as e:
+        rec["not_dispatched"] = str(e)
     except Exception as e:  # a library that cannot run this case: record why and go on
         rec["error"] = f"{type(e).__name__}: {e}"[:400]
         if args.verbose:
             traceback.print_exc()
     lib.sync()
     H.records.append(rec)
-    shown = f"{rec['ms']:10.3f} ms" if "ms" in rec else "     error: " + rec["error"][:90]
+    if "ms" in rec:
+        shown = f"{rec['ms']:10.3f} ms"
+    else:
+        shown = "     " + rec.get("not_dispatched", "error: " + rec.get("error", ""))[:90]
     print(f"  {case.size:5s} {case.name[:52]:52s} {lib.name:7s} {shown}", flush=True)
     return rec
 
@@ -762,7 +771,7 @@ def _cell(r, with_copy=False):
     if r is None:
         return "-"
     if "ms" not in r:
-        return "error"
+        return "not dispatched" if "not_dispatched" in r else "error"
     text = f"{r['ms']:.3g}"
     if r["ms_max"] > 1.5 * r["ms_min"]:
         text += f" ({r['ms_min']:.3g}-{r['ms_max']:.3g})"
@@ -886,6 +895,14 @@ def parse_args(argv=None):
     return args
 
 
+def client_versions() -> dict:
+    import array_api_compat
+    import scipy
+    import sklearn
+    return {"scikit-learn": sklearn.__version__, "scipy": scipy.__version__,
+            "array-api-compat": array_api_compat.__version__}
+
+
 def select(args) -> list[Case]:
     sizes = ("large", "small") if args.size == "both" else (args.size,)
     groups = set(args.group.split(","))
@@ -955,6 +972,7 @@ def main(argv=None):
     doc = H.write(os.path.join(args.out, f"{stem}-{DATE}.json"),
                   {"rows": rows, "geomean": gmeans, "profiles": profiles, "copy_ms": copy_ms,
                    "skipped_peers": skipped, "past_deadline": past_deadline,
+                   "client_versions": client_versions(),
                    "elapsed_s": elapsed, "compiled": compiled,
                    "options": vars(args)})
     png = plot(rows, os.path.join(args.out, f"{stem}-{DATE}.png"),
@@ -969,7 +987,8 @@ def main(argv=None):
         "bytes over the op's event time. arrayx / best peer: medians. MISMATCH: the peer's "
         "result differs from arrayx's by more than the case's tolerance (largest difference over "
         "the largest value). Method: the docstring of workloads_bench.py.",
-        "Peers skipped: " + (", ".join(f"{k} ({v})" for k, v in skipped.items()) or "none") + "."]
+        "Peers skipped: " + (", ".join(f"{k} ({v})" for k, v in skipped.items()) or "none")
+        + ". Clients: " + ", ".join(f"{k} {v}" for k, v in client_versions().items()) + "."]
     if past_deadline:
         description.append(f"Not run, past the {args.deadline:g} s deadline: "
                            + ", ".join(past_deadline) + ".")
@@ -979,6 +998,10 @@ def main(argv=None):
         + (f"**{overall:.2f}**" if overall else "-"), ""]
     if png:
         table += [f"![arrayx / best peer]({os.path.basename(png)})", ""]
+    errors = [f"- {r['name']} ({r['size']}), {r['lib']}: {r['error']}" for r in H.records
+              if "error" in r]
+    if errors:
+        table += ["Errors (the case did not run on that library):", ""] + errors + [""]
     notes = profile_lines(profiles) if profiles else []
     md = os.path.join(args.out, f"{stem}-{DATE}.md")
     write_report(md, "Workloads: arrayx beside CuPy and PyTorch", doc, description, table, notes)
