@@ -14,9 +14,8 @@ dimensions in front like every other result (NumPy drops them there).
   `argreduce` primitives (one pass on cuda); nanargmax/nanargmin read back the smallest index
   (one sync) to raise on an all-NaN slice.
 * nancumsum, nancumprod: the `cumulative` primitive; axis=None scans the flattened array.
-* nanvar, nanstd: two passes as var: nanmean, then the NaN-ignoring mean (or sum, with ddof) of
-  the squared deviations. A slice whose mean is not finite gives NaN, as in NumPy when it holds
-  an infinity (NumPy gives inf where only the sum of finite values overflows).
+* nanvar, nanstd: the backend's `moments` primitive, as var and std (one pass on cuda), NaN
+  treated as absent. A slice holding an infinity gives NaN, as in NumPy.
 * median, quantile, nanmedian, nanquantile: the reduced axes are moved last and merged into one
   (M rows of K), each row is sorted (NaNs last), and the wanted ranks are gathered and
   interpolated as NumPy does (its `_quantile`: virtual index, floor/ceil neighbours, `_lerp`).
@@ -40,7 +39,7 @@ from ._indexing_functions import take, take_along_axis
 from ._manipulation_functions import concat, permute_dims, reshape
 from ._searching_functions import check_argreduce, where
 from ._sorting_functions import sort
-from ._statistical_functions import (_accumulation_dtype, _extremum, _mean_dtype, _reduce, _var,
+from ._statistical_functions import (_accumulation_dtype, _extremum, _mean_dtype, _reduce,
                                      sum as _sum)
 from ._validation import check_array, check_dtype, normalize_axes, normalize_axis
 
@@ -164,37 +163,9 @@ def _nanvar(a, axis, dtype, ddof, keepdims, correction, fname):
         dtype = check_dtype(dtype, fname)
         if dtype.kind != "f":
             raise TypeError(f"{fname}(): dtype must be a real floating-point dtype, got {dtype}")
-    x = a if a.dtype == dtype else astype(a, dtype)
-    if not _has_nan(a):
-        return _var(x, axis, ddof, keepdims, fname)
     axes = normalize_axes(axis, a.ndim, fname)
-    device = a._device
-    backend = device.backend
-    data = x._data
-    if not axes:  # one element a slice: 0 (NaN for NaN and infinities), over 1 - ddof
-        if 1 - ddof <= 0:
-            return backend.full(device, a.shape, _NAN, dtype)
-        d = backend.binary("subtract", data, data, dtype)
-        sq = backend.binary("multiply", d, d, dtype, out=d)
-        return backend.binary("divide", sq, float(1 - ddof), dtype, out=sq)
-    m = backend.reduce("nanmean", data, axes, True, dtype)
-    d = backend.binary("subtract", data, m, dtype)
-    sq = backend.binary("multiply", d, d, dtype, out=d)
-    if ddof == 0:  # the count of non-NaN squares is the count of non-NaN elements (finite mean)
-        v = backend.reduce("nanmean", sq, axes, True, dtype)
-    else:
-        total = backend.reduce("nansum", sq, axes, True, dtype)
-        nans = backend.reduce("sum", backend.unary("isnan", data), axes, True, dt.int64)
-        count = math.prod(a.shape[i] for i in axes)
-        dof = backend.binary("subtract", float(count - ddof), backend.astype(nans, dtype, False),
-                             dtype)
-        v = backend.binary("divide", total, dof, dtype, out=total)
-        v = backend.where(backend.binary("less_equal", dof, 0.0, dtype), _NAN, v, dtype)
-    # NaN where the mean is not finite: NumPy's result there, an infinity minus itself
-    v = backend.binary("add", v, backend.binary("subtract", m, m, dtype), dtype, out=v)
-    if not keepdims:
-        v = backend.reshape(v, tuple(n for i, n in enumerate(a.shape) if i not in axes), None)
-    return v
+    name = fname if _has_nan(a) else fname[3:]  # nanvar/nanstd, or var/std for integers
+    return a._device.backend.moments(name, a._data, axes, float(ddof), bool(keepdims), dtype)
 
 
 def nanvar(a, axis=None, dtype=None, *, ddof=0, keepdims=False, correction=None):
@@ -205,8 +176,7 @@ def nanvar(a, axis=None, dtype=None, *, ddof=0, keepdims=False, correction=None)
 
 def nanstd(a, axis=None, dtype=None, *, ddof=0, keepdims=False, correction=None):
     """The square root of nanvar."""
-    v = _nanvar(a, axis, dtype, ddof, keepdims, correction, "nanstd")
-    return Array._new(a._device.backend.unary("sqrt", v), a._device)
+    return Array._new(_nanvar(a, axis, dtype, ddof, keepdims, correction, "nanstd"), a._device)
 
 
 # --- cumulative -------------------------------------------------------------------------------

@@ -2,7 +2,9 @@
 against NumPy: special values, empty and 0-d arrays, negative and tuple axes, keepdims,
 strided views, result dtypes and bad input."""
 
+import itertools
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -419,6 +421,164 @@ def test_var_std_bad_correction(fn):
     for bad in ("1", None, True, [1]):
         with pytest.raises(TypeError, match="correction"):
             getattr(xp, fn)(x, correction=bad)
+
+
+def _moments_reference(fn, a, axis, correction=0.0, keepdims=False):
+    """NumPy's var/std in float64 (complex128 for complex input), NaN where the slice's count
+    less the correction is not positive or the slice is empty (the standard's rule)."""
+    a = np.asarray(a)
+    wide = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
+    axes = tuple(range(a.ndim)) if axis is None else tuple(np.atleast_1d(axis).tolist())
+    n = math.prod(a.shape[i] for i in axes)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = getattr(np, fn)(wide, axis=axes, ddof=correction, keepdims=keepdims)
+    if n - correction <= 0 or n == 0:
+        ref = np.full(np.shape(ref), np.nan)
+    return np.asarray(ref)
+
+
+def _all_axes(ndim):
+    """None, (), and every subset of the axes, written with negative axes half the time."""
+    out = [None, ()]
+    for k in range(1, ndim + 1):
+        for combo in itertools.combinations(range(ndim), k):
+            out.append(combo if len(out) % 2 else tuple(i - ndim for i in combo))
+    return out
+
+
+@pytest.mark.parametrize("fn", ["var", "std"])
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("axis", _all_axes(3), ids=str)
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("correction", [0, 1])
+def test_var_std_of_a_large_mean_over_every_axis_combination(rng, fn, dtype, axis, keepdims,
+                                                              correction):
+    a = (1e4 + rng.uniform(-10, 10, (6, 5, 7))).astype(dtype)
+    r = getattr(xp, fn)(xp.asarray(a), axis=axis, correction=correction, keepdims=keepdims)
+    check_close(r, _moments_reference(fn, a, axis, correction, keepdims).astype(dtype), dtype,
+                scale=10)
+
+
+# views and shapes that take each layout of the cuda kernels: long rows (split), short rows,
+# columns (vector and scalar widths, split), the all-reduce, reversed, offset and strided views
+_MOMENT_LAYOUTS = [
+    ((3, 20001), lambda a: a, -1),
+    ((500, 7), lambda a: a, 1),
+    ((200, 100), lambda a: a[:, 1:], 1),
+    ((3001, 32), lambda a: a, 0),
+    ((3001, 33), lambda a: a, 0),
+    ((100003,), lambda a: a, None),
+    ((100003,), lambda a: a[3::-1], None),
+    ((40, 30, 20), lambda a: a[::2, 1:, ::-1], (0, 2)),
+    ((300, 64), lambda a: a.T, 1),
+    ((17, 9, 64), lambda a: a[1:], (0, 1)),
+]
+
+
+@pytest.mark.parametrize("fn", ["var", "std"])
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape, view, axis", _MOMENT_LAYOUTS)
+def test_var_std_layouts_and_views(rng, fn, dtype, shape, view, axis):
+    base = (1e4 + rng.standard_normal(shape) * 3).astype(dtype)
+    x, e = view(xp.asarray(base)), view(base)
+    for correction, keepdims in ((0, False), (1.5, True)):
+        r = getattr(xp, fn)(x, axis=axis, correction=correction, keepdims=keepdims)
+        check_close(r, _moments_reference(fn, e, axis, correction, keepdims).astype(dtype),
+                    dtype, scale=10)
+
+
+@pytest.mark.parametrize("fn", ["var", "std"])
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_var_std_nan_and_infinity_make_their_slice_nan(rng, fn, dtype):
+    a = rng.uniform(-5, 5, (6, 300)).astype(dtype)
+    a[1, 7] = np.nan
+    a[2, 299] = np.inf
+    a[3, 0] = -np.inf  # the first element: a lane's shift
+    a[4, [10, 20]] = [np.inf, -np.inf]
+    x = xp.asarray(a)
+    for axis in (None, 0, 1):
+        expected = _moments_reference(fn, a, axis).astype(dtype)
+        got = getattr(xp, fn)(x, axis=axis)
+        assert np.array_equal(np.isnan(to_numpy(got)), np.isnan(expected))
+        check_close(got, expected, dtype, scale=10)
+
+
+@pytest.mark.parametrize("fn", ["var", "std"])
+def test_var_std_empty_and_zero_d(fn):
+    f = getattr(xp, fn)
+    for shape, axis, keepdims in (((0, 3), None, False), ((0, 3), None, True),
+                                  ((2, 0, 3), (0, 1), False), ((2, 0, 3), 2, True),
+                                  ((2, 0, 3), (), False), ((0,), 0, True)):
+        a = np.zeros(shape, np.float32)
+        r = f(xp.asarray(a), axis=axis, keepdims=keepdims)
+        assert_array_equal(r, _moments_reference(fn, a, axis, 0, keepdims).astype(np.float32))
+    for value, expected in ((2.5, 0.0), (-0.0, 0.0), (np.nan, np.nan), (np.inf, np.nan)):
+        x = xp.asarray(np.float64(value))
+        assert_array_equal(f(x), np.float64(expected))
+        assert_array_equal(f(x, axis=()), np.float64(expected))
+        assert_array_equal(f(x, correction=1), np.float64(np.nan))
+        assert_array_equal(f(x, correction=-1), np.float64(expected / 2))
+
+
+@pytest.mark.parametrize("fn", ["var", "std"])
+def test_var_std_no_axis_is_each_element_alone(rng, fn):
+    a = rng.standard_normal((4, 6))
+    a[1, 2], a[3, 5] = np.nan, -np.inf
+    x = xp.asarray(a)[:, ::-2]
+    assert_array_equal(getattr(xp, fn)(x, axis=()),
+                       np.where(np.isfinite(a[:, ::-2]), 0.0, np.nan))
+    assert_array_equal(getattr(xp, fn)(x, axis=(), correction=1), np.full((4, 3), np.nan))
+
+
+@pytest.mark.parametrize("fn", ["var", "std"])
+def test_var_std_corrections_at_and_past_the_count(rng, fn):
+    a = rng.standard_normal((5, 8))
+    x = xp.asarray(a)
+    for correction in (-1, 0.5, 7.5, 8, 9.5):
+        check_close(getattr(xp, fn)(x, axis=1, correction=correction),
+                    _moments_reference(fn, a, 1, correction), "float64", scale=10)
+
+
+@pytest.mark.parametrize("dtype", INTS)
+def test_var_std_of_wide_integers(rng, dtype):
+    info = np.iinfo(dtype)
+    lo, hi = max(int(info.min), -(2**40)), min(int(info.max), 2**40)
+    a = rng.integers(lo, hi, size=(30, 40), dtype=dtype, endpoint=True)
+    x = xp.asarray(a)
+    for fn in ("var", "std"):
+        for axis in (None, 0, 1):
+            ref = _moments_reference(fn, a, axis, 1)
+            check_close(getattr(xp, fn)(x, axis=axis, correction=1), ref, "float64",
+                        scale=np.abs(ref).max())
+
+
+@pytest.mark.parametrize("dtype, offset, spread, rtol", [("float32", 1e4, 1.0, 2e-6),
+                                                        ("float32", 3.0, 1e-3, 2e-6),
+                                                        ("float64", 1e8, 1e-3, 1e-10)])
+def test_var_of_a_million_elements_with_a_large_mean(rng, dtype, offset, spread, rtol):
+    # a mean large beside the spread: a one-pass sum of squares would cancel catastrophically
+    a = (offset + spread * rng.standard_normal(1_000_003)).astype(dtype)
+    ref = _moments_reference("var", a, None)
+    got = float(xp.var(xp.asarray(a)))
+    assert abs(got - ref) <= rtol * ref
+    rows = a[:1_000_000].reshape(1000, 1000)
+    got_rows = to_numpy(xp.var(xp.asarray(rows), axis=0)).astype(np.float64)
+    np.testing.assert_allclose(got_rows, _moments_reference("var", rows, 0), rtol=10 * rtol)
+
+
+def test_moments_primitive_of_complex_input_is_real(rng):
+    """The `moments` primitive (var/std of complex: var of the real plus var of the imaginary
+    parts, a real result), beyond what the namespace's var takes."""
+    z = (rng.standard_normal((40, 300)) + 1j * rng.standard_normal((40, 300)) + (50 - 20j))
+    for dtype, real in (("complex64", "float32"), ("complex128", "float64")):
+        a = z.astype(dtype)
+        x = xp.asarray(a)
+        backend = x._device.backend
+        for name, axes in (("var", (0, 1)), ("std", (1,)), ("var", (0,)), ("nanvar", (1,))):
+            got = backend.moments(name, x._data, axes, 1.0, False, np.dtype(real))
+            ref = _moments_reference(name.removeprefix("nan"), a, axes, 1).astype(real)
+            check_close(xp.asarray(backend.to_host(got)), ref, real, scale=10)
 
 
 # --- cumulative ----------------------------------------------------------------------------

@@ -102,9 +102,11 @@ def argreduce(name, a, axis, keepdims):
 
 @quiet
 def moments(name, a, axes, correction, keepdims, dtype):
-    """var/std (nanvar/nanstd: NaN as absent) in NumPy's two passes: the mean, then the sum of
-    squared deviations, in `dtype` (complex input: its complex dtype of that precision)."""
-    work = dtype if a.dtype.kind != "c" else np.result_type(dtype, np.complex64)
+    """var/std (nanvar/nanstd: NaN as absent) in NumPy's two passes, the mean then the sum of
+    squared deviations, computed in float64 (complex128) and rounded to `dtype`: NumPy's float32
+    sums along an outer axis add row after row, and their mean's error, squared, can reach
+    1e-5 of the variance when the mean is large."""
+    work = np.dtype(np.complex128 if a.dtype.kind == "c" else np.float64)
     x = a if a.dtype == work else a.astype(work)
     if name.startswith("nan"):
         absent = np.isnan(x)
@@ -117,7 +119,7 @@ def moments(name, a, axes, correction, keepdims, dtype):
     mean = np.divide(mean, count, out=mean, casting="unsafe")
     d = x - mean
     if absent is not None:
-        d[absent] = 0
+        d = np.where(absent, d.dtype.type(0), d)
     squares = d.real * d.real + d.imag * d.imag if d.dtype.kind == "c" else d * d
     m2 = np.add.reduce(squares, axis=axes, keepdims=keepdims)
     if absent is not None and not keepdims:

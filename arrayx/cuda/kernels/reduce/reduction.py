@@ -17,18 +17,21 @@ rule, so its index wins a tie with a real -inf below it) and carry the best valu
 stays NaN only while every element was NaN: such a slice stores index -1 (the namespace raises).
 
 The moments (var, std, and nanvar, nanstd skipping NaN) run in one pass, in two forms. While a
-lane streams its elements it keeps *running* sums shifted by the first element it saw, c:
-(n, c, sum of d, sum of d * d), d = x - c, in the result's type (float32 for float32 and
-complex64): no division an element, and the shift keeps the sums small when the mean is large
-(NumPy's two-pass algorithm removes the mean first for the same reason). Each lane then turns
-them into the *combined* form (n, mean, M2), M2 the sum of squared deviations, in float64 for
-every dtype, and lanes, warps, blocks and split partials merge by Chan's formula: a float32
-lane's rounding stays within its own few elements, and the merges add none at float32's scale.
-Complex values carry the mean's two parts and one M2 (|x - mean|^2, so var = var(real) +
-var(imag), real). The store divides M2 by n - correction (`correction` is the kernel's scalar
-argument, where mean has its count), NaN when that is not positive or the slice is empty (an
-all-NaN slice of nanvar), and std takes the square root in float64 before rounding. Any infinity in a slice
-gives NaN (inf - inf), as NumPy's two passes do.
+lane streams its elements it keeps *running* sums shifted by the first element it saw, c: (n, c,
+sum of d, sum of d * d), d = x - c, in the result's type (float32 for float32 and complex64): no
+division an element, and the shift keeps the sums small when the mean is large (NumPy's two-pass
+algorithm removes the mean first for the same reason). The sum of squares is compensated
+(Kahan): its terms are all positive, and when the data's spacing is coarse beside its spread (a
+mean of 1e4, a standard deviation of 1, in float32) their rounding errors do not cancel but add
+up to about one float32 ulp of the result. Each lane then turns them into the *combined* form
+(n, mean, M2), M2 the sum of squared deviations, in float64 for every dtype, and lanes, warps,
+blocks and split partials merge by Chan's formula: a float32 lane's rounding stays within its
+own few elements, and the merges add none at float32's scale. Complex values carry the mean's
+two parts and one M2 (|x - mean|^2, so var = var(real) + var(imag), real). The store divides M2
+by n - correction (`correction` is the kernel's scalar argument, where mean has its count), NaN
+when that is not positive or the slice is empty (an all-NaN slice of nanvar), and std takes the
+square root in float64 before rounding. Any infinity in a slice gives NaN (inf - inf), as
+NumPy's two passes do; so does a lane's sum of squares past its type's range (NumPy: inf).
 """
 
 from __future__ import annotations
@@ -87,8 +90,8 @@ class Reduction:
             t = register_type(out_dt)
             pairs = 2 if in_dt.kind == "c" else 1
             self.parts = ["float64"] * (2 + pairs)
-            # running: n, the shift c, the sums of d, the sum of squares
-            self.running_parts = ["int64"] + [t] * (2 * pairs + 1)
+            # running: n, the shift c, the sums of d, the sum of squares and its compensation
+            self.running_parts = ["int64"] + [t] * (2 * pairs + 2)
             self.complex = False
             self.constants = "NAN = float('nan')\n"
             return
@@ -244,10 +247,14 @@ class Reduction:
             return a[1]
         dt = self.out_dt
         vals = list(a)
-        if self.name == "mean":
-            vals = [f"{v} / {self.parts[0]}(count)" for v in vals]
-        elif self.name == "nanmean":
-            vals = [f"{v} / {self.parts[0]}({a[-1]})" for v in vals[:-1]]
+        if self.name in ("mean", "nanmean"):
+            n = f"{self.parts[0]}({'count' if self.name == 'mean' else a[-1]})"
+            if self.complex:  # NumPy's division by the count as a complex number: an infinite
+                zero = f"{self.parts[0]}(0)"  # part makes the other NaN (its product with 0)
+                vals = [f"({vals[0]} + {vals[1]} * {zero}) / {n}",
+                        f"({vals[1]} - {vals[0]} * {zero}) / {n}"]
+            else:
+                vals = [f"{vals[0]} / {n}"]
         if self.complex:
             return f"{dt.name}(complex({vals[0]}, {vals[1]}))"
         return f"{element_type(dt)}({vals[0]})"
@@ -255,9 +262,10 @@ class Reduction:
     # ---- the moments (the module docstring) --------------------------------------------------
 
     def _accumulate_moments(self, r: list, x: str) -> list:
-        """Element x into running (n, c..., sums of d..., sum of squares): the first element a
-        lane sees (n == 0) becomes its shift c. The temporaries are named apart from the
-        merge's, so that they keep the running type."""
+        """Element x into running (n, c..., sums of d..., sum of squares q, its compensation
+        k): the first element a lane sees (n == 0) becomes its shift c; q + k is Kahan's
+        sum. The temporaries are named apart from the merge's, so that they keep the running
+        type."""
         t = self.running_parts[1]
         n, rest = r[0], r[1:]
         if self.in_dt.kind == "c":
@@ -265,14 +273,16 @@ class Reduction:
         else:
             values = [f"{t}({x})"]
         pairs = len(values)
-        shifts, sums, squares = rest[:pairs], rest[pairs:2 * pairs], rest[-1]
+        shifts, sums = rest[:pairs], rest[pairs:2 * pairs]
+        squares, comp = rest[-2], rest[-1]
         v = [f"_v{j}" for j in range(pairs)]
         dx = [f"_dx{j}" for j in range(pairs)]
         body = [f"{c} = {vj} if {n} == 0 else {c}" for c, vj in zip(shifts, v)]
         body += [f"{n} = {n} + 1"]
         body += [f"{d} = {vj} - {c}" for d, vj, c in zip(dx, v, shifts)]
         body += [f"{s} = {s} + {d}" for s, d in zip(sums, dx)]
-        body += [f"{squares} = {squares} + " + " + ".join(f"{d} * {d}" for d in dx)]
+        body += ["_y = " + " + ".join(f"{d} * {d}" for d in dx) + f" - {comp}",
+                 f"_q = {squares} + _y", f"{comp} = (_q - {squares}) - _y", f"{squares} = _q"]
         lines = [f"{vj} = {value}" for vj, value in zip(v, values)]
         if not self.nan:
             return lines + body
@@ -280,16 +290,16 @@ class Reduction:
         return lines + [f"if {present}:"] + ["    " + line for line in body]
 
     def _finish_moments(self, r: list, a: list) -> list:
-        """Running (n, c..., s..., q) into combined (n, c + s / n..., q - |s|^2 / n) in
+        """Running (n, c..., s..., q, k) into combined (n, c + s / n..., q - k - |s|^2 / n) in
         float64; rounding may leave M2 a little below 0, which is put back at 0."""
         pairs = len(a) - 2
-        n, shifts, sums, squares = r[0], r[1:1 + pairs], r[1 + pairs:1 + 2 * pairs], r[-1]
+        n, shifts, sums = r[0], r[1:1 + pairs], r[1 + pairs:1 + 2 * pairs]
         lines = [f"{a[0]} = float64({n})",
                  f"_inv = float64(1) / {a[0]} if {n} > 0 else float64(0)"]
         lines += [f"{m} = float64({c}) + float64({sm}) * _inv"
                   for m, c, sm in zip(a[1:1 + pairs], shifts, sums)]
         squared = " + ".join(f"float64({sm}) * float64({sm})" for sm in sums)
-        lines += [f"_m2 = float64({squares}) - ({squared}) * _inv",
+        lines += [f"_m2 = (float64({r[-2]}) - float64({r[-1]})) - ({squared}) * _inv",
                   f"{a[-1]} = float64(0) if _m2 < 0 else _m2"]
         return lines
 

@@ -19,7 +19,7 @@ from ...engine.layout import vector_width
 from .._common import BOOL, KernelSource, element_type
 from .._common import vload_statement
 from . import tuning
-from .reduction import ARG, NAN, NAN_ARG, Reduction
+from .reduction import ARG, MOMENTS, NAN, NAN_ARG, Reduction
 
 PREAMBLE = "INF = float('inf')\n"  # max/min identities of floating inputs
 
@@ -383,12 +383,13 @@ def column_spec(red, N, vec, split):
 
 def precompile_specs():
     """The kernels the commonest reductions launch (for precompile.py): every operation on
-    float32/float64 (and sum/all/any on int32, int64, bool; the NaN-ignoring ones on float32 and
-    float64 only) over contiguous rows of each group size, split rows (the all-reduce), and
-    columns (vector and scalar, split or not)."""
+    float32/float64 (and sum/all/any on int32, int64, bool; the NaN-ignoring ones and the
+    moments on float32 and float64 only) over contiguous rows of each group size, split rows
+    (the all-reduce), and columns (vector and scalar, split or not)."""
     f32, f64, i32, i64 = (np.dtype(d) for d in ("float32", "float64", "int32", "int64"))
     cases = [(n, d, d) for n in ("sum", "prod", "max", "min", "mean") for d in (f32, f64)]
     cases += [(n, d, d) for n in NAN if n not in NAN_ARG for d in (f32, f64)]
+    cases += [(n, d, d) for n in MOMENTS for d in (f32, f64)]
     cases += [(n, d, i64) for n in NAN_ARG for d in (f32, f64)]
     cases += [(n, d, BOOL) for n in ("all", "any") for d in (BOOL, i32, f32)]
     cases += [("sum", d, i64) for d in (BOOL, i32, i64)]
