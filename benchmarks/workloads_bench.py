@@ -69,7 +69,7 @@ import shlex  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
-from dataclasses import dataclass, field  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -150,7 +150,7 @@ _HOST: dict = {}
 
 def host(kind: str, shape, dtype="float64", seed=0):
     """A seeded NumPy array, cached: 'normal', 'labels5' (ints 0-4 from a linear rule on the
-    matching normal data, so classes are learnable), 'ints' (0 to 49,999), 'binary'."""
+    matching normal data, so classes are learnable), 'ints' (0 to 49,999)."""
     key = (kind, tuple(shape), dtype, seed)
     if key not in _HOST:
         rng = np.random.default_rng(seed)
@@ -163,8 +163,6 @@ def host(kind: str, shape, dtype="float64", seed=0):
                           + 0.5 * rng.standard_normal((n, 5)), axis=1)
         elif kind == "ints":
             a = rng.integers(0, 50_000, shape)
-        elif kind == "binary":
-            a = (rng.random(shape) < 0.5).astype(dtype)
         else:
             raise ValueError(kind)
         _HOST[key] = a.astype(dtype) if kind != "normal" else a
@@ -184,7 +182,6 @@ class Case:
     rtol: float = 1e-6         # largest difference over largest value allowed against arrayx
     moved_bytes: int | None = None  # read + written, for the fraction of the copy (op cases)
     result: object = None      # result -> what to compare (default: the result itself)
-    notes: list = field(default_factory=list)
 
 
 class NotDispatched(Exception):
@@ -252,7 +249,7 @@ def sklearn_cases(size: str) -> list[Case]:
         return setup
 
     large = size == "large"
-    c = [
+    return [
         Case("PCA(svd_solver='full').fit", "sklearn", size, shape,
              fitted(lambda: PCA(8, svd_solver="full"), "explained_variance_"),
              quick=large, rtol=1e-8),
@@ -270,7 +267,8 @@ def sklearn_cases(size: str) -> list[Case]:
              fitted(lambda: LinearDiscriminantAnalysis(), "coef_", "classes"),
              quick=large, rtol=1e-6),
         Case("LogisticRegression(lbfgs).fit (5 classes)", "sklearn", size, shape,
-             fitted(lambda: LogisticRegression(max_iter=100), "coef_", "classes"), rtol=1e-3),
+             fitted(lambda: LogisticRegression(max_iter=100), "coef_", "classes"),
+             rtol=1e-2),  # L-BFGS stops within its tolerance, after rounding-dependent steps
         Case("GaussianNB().fit (5 classes)", "sklearn", size, shape,
              fitted(lambda: GaussianNB(), "var_", "classes"), rtol=1e-8),
         Case("StandardScaler().fit_transform", "sklearn", size, shape,
@@ -284,7 +282,6 @@ def sklearn_cases(size: str) -> list[Case]:
         Case("accuracy_score", "sklearn", size, f"{n} int64",
              metric(accuracy_score, "acc"), rtol=0),
     ]
-    return c
 
 
 def _mT(x):
@@ -369,9 +366,11 @@ def program_cases(size: str) -> list[Case]:
              rows(softmax_rows), quick=large, rtol=1e-5),
         Case("layer norm over rows (mean, var, subtract, divide)", "program", size, big_shape,
              rows(layer_norm_rows), quick=large, rtol=1e-4),
-        Case(f"k-means step (k={k})", "program", size, f"{n} x {d} float32", kmeans, rtol=1e-4),
+        # a point at nearly equal distance from two centers may go either way in float32: one
+        # such point moves a center's mean by about 1e-4 of it
+        Case(f"k-means step (k={k})", "program", size, f"{n} x {d} float32", kmeans, rtol=1e-3),
         Case("logistic regression, 50 gradient steps", "program", size, f"{gn} x {gd} float32",
-             logistic, quick=large, rtol=1e-4),
+             logistic, quick=large, rtol=1e-3),
         Case("5-point stencil on slices", "program", size,
              f"{grid[0]} x {grid[1]} float32", stencil, quick=large, rtol=1e-6),
     ]
@@ -441,10 +440,12 @@ def op_cases(size: str) -> list[Case]:
     flat_shape = f"{flat_square[0]} x {flat_square[1]} float32"
 
     def flat(fn):
-        """2^LOG2_FLAT float32 made on the device by each library (no 1 GiB host array)."""
+        """2^LOG2_FLAT float32 made on the device by each library (no 1 GiB host array): the
+        integers i % 65521, exact in float32, so every library has the same data and argmax the
+        same first maximum."""
         def setup(lib):
             xp = lib.xp
-            x = xp.sin(xp.astype(xp.arange(big_n, device=lib.device), xp.float32) * 1e-3)
+            x = xp.astype(xp.arange(big_n, device=lib.device) % 65521, xp.float32)
             return lambda: fn(xp, x)
         return setup
 
@@ -483,7 +484,8 @@ def op_cases(size: str) -> list[Case]:
              "200000 x 32 float64",
              tall(lambda xp, X: xp.linalg.svd(X, full_matrices=False), 200_000, 32, "float64"),
              rtol=1e-8, result=lambda r: r[1]),
-        Case("sum", "op", size, f"2^{LOG2_FLAT} float32", flat(lambda xp, x: xp.sum(x)), quick=True,
+        Case("sum", "op", size, f"2^{LOG2_FLAT} float32", flat(lambda xp, x: xp.sum(x)),
+             quick=True,
              rtol=1e-3, moved_bytes=big_n * f32),
         Case("argmax", "op", size, f"2^{LOG2_FLAT} float32", flat(lambda xp, x: xp.argmax(x)),
              rtol=0, moved_bytes=big_n * f32),
