@@ -43,7 +43,9 @@ TF32 stays off in all three libraries (their defaults), so float32 products are 
 * primitives: each backend primitive (keyed with its operation name: `binary:subtract`) with
   calls, host ms as above, and synced ms: the same calls run again with a device sync before
   and after each primitive, so each one's GPU work runs alone and is charged to it (host +
-  submission + GPU; synced - host is an upper bound of its GPU time, launch latency included);
+  submission + GPU + the wait). synced - host approximates its GPU time: batched launches reach
+  the GPU at the sync, so it counts their submission too; a launch sent at once overlaps the
+  host time and is undercounted by that overlap;
 * GPU event ms of the whole call against its wall ms (their gap is host time the GPU waited);
 * cProfile: the arrayx functions with the most own host time per call (cProfile's own cost per
   function call inflates these; compare them with each other, not with the timings above).
