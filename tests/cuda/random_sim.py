@@ -6,8 +6,11 @@ widths.
     python tests/cuda/random_sim.py [all|bits|floats|normals|integers]
 
 Bits, uniforms and integers must be equal bit for bit; normals too, up to the rounding of the
-simulator's math (NumPy's scalar log/sin/cos stand in for libdevice's, and may round a scalar
-differently from the array loops the CPU backend runs): within 2 units in the last place.
+math: float64 ones within 2 units in the last place (NumPy's scalar log/sin/cos stand in for
+libdevice's, and may round a scalar differently from the array loops the CPU backend runs);
+float32 ones, whose log and sincos the kernel evaluates itself, within FLOAT32_NORMAL_ULP of
+Box-Muller evaluated exactly from the same words and within NORMAL_ULP of the CPU's, as on the
+GPU (test_random_gpu.py).
 Prints one line a case and "BAD <count>"; exits 1 when any is wrong. A separate process because
 the simulator replaces numba.cuda for the whole process (tests/cuda/test_simulated_kernels.py).
 """
@@ -18,6 +21,7 @@ import sys
 import numpy as np
 from cuda_sim import NUMPY_TYPES, Ptr, launch, vstore  # first: numba.cuda becomes the simulator
 from numba import cuda
+from numba.cuda.simulator import kernelapi
 
 from arrayx import Device
 from arrayx.cpu import random as cpu_random
@@ -49,15 +53,32 @@ class _Libdevice:
     """libdevice's functions the kernels call, as NumPy scalar arithmetic."""
     fmul_rn = dmul_rn = staticmethod(lambda a, b: a * b)
     fadd_rn = dadd_rn = staticmethod(lambda a, b: a + b)
-    logf = log = staticmethod(np.log)
-    fsqrt_rn = dsqrt_rn = staticmethod(np.sqrt)
-    sincosf = sincos = staticmethod(lambda t: (np.sin(t), np.cos(t)))
+    log = staticmethod(np.log)
+    dsqrt_rn = staticmethod(np.sqrt)
+    sincos = staticmethod(lambda t: (np.sin(t), np.cos(t)))
+
+
+def _mul_wide_u32(a, b):
+    p = int(a) * int(b)
+    return np.uint32(p & 0xFFFFFFFF), np.uint32(p >> 32)
+
+
+def _fma(self, a, b, c):
+    """One rounding, as the GPU's: the float32 product is exact in float64 and the sum of the
+    kernels' operands rounds there at most once more, far below a float32 ulp."""
+    return np.float32(np.float64(a) * np.float64(b) + np.float64(c))
+
+
+kernelapi.FakeCUDAModule.fma = _fma
+HELPERS = {"mul_wide_u32": _mul_wide_u32,
+           "rsqrt_approx_ftz": lambda x: np.float32(1 / np.sqrt(np.float64(x))),
+           "bitcast": lambda x, proto: x.view(type(proto))}
 
 
 class _SimKernel:
     def __init__(self, spec):
         self.spec = spec
-        ns = {"cuda": cuda, "libdevice": _Libdevice, **NUMPY_TYPES}
+        ns = {"cuda": cuda, "libdevice": _Libdevice, **NUMPY_TYPES, **HELPERS}
         exec(spec.source, ns)
         for n in (1, 2, 4, 8, 16):
             ns[f"vstore{n}"] = vstore(n)
@@ -113,6 +134,32 @@ def _cases(case):
 CASES = ("bits", "floats", "normals", "integers")
 
 
+NORMAL_ULP = 8
+FLOAT32_NORMAL_ULP = 3
+
+
+def _ulps(got, ref, params=()):
+    """|got - ref| in units in the last place of the larger of loc and |ref - loc| (as
+    test_random_gpu.py's: loc + scale * z rounds to a place of those)."""
+    loc = params[0] if params else 0.0
+    magnitude = np.maximum(np.abs(ref.astype(np.float64) - loc), abs(loc)).astype(got.dtype)
+    return np.abs(got.astype(np.float64) - ref) / np.spacing(magnitude)
+
+
+def _exact_normals_f32(n, key, offset):
+    """RANDOM_STREAM's float32 Box-Muller in long double from the uniforms and the rounded
+    angle t of each pair."""
+    words = cpu_random.philox4x32_10(np.arange(-(-n // 4), dtype=np.uint64), offset, key)
+    u = [((w >> np.uint64(8)) + np.uint64(1)).astype(np.longdouble) * np.longdouble(2.0 ** -24)
+         for w in words]
+    z = []
+    for u1, u2 in ((u[0], u[1]), (u[2], u[3])):
+        t = (np.float32(2 * np.pi) * u2.astype(np.float32)).astype(np.longdouble)
+        r = np.sqrt(-2 * np.log(u1))
+        z += [r * np.cos(t), r * np.sin(t)]
+    return np.stack(z, -1).reshape(-1)[:n].astype(np.float64)
+
+
 def main(case):
     if case != "all" and case not in CASES:
         raise SystemExit(f"unknown case {case!r}: one of all, {', '.join(CASES)}")
@@ -129,9 +176,13 @@ def main(case):
                                                           offset, params))
                         ref = cpu_random.random(cpu, (n,), dtype, distribution, key, offset,
                                                 params)
-                        if "normal" in distribution:
-                            ulps = np.abs(got - ref) / np.spacing(np.abs(ref).astype(dtype))
-                            ok = bool(np.all(ulps <= 2))
+                        if "normal" in distribution and dtype == np.float32:
+                            ok = bool(np.all(_ulps(got, ref, params) <= NORMAL_ULP))
+                            if distribution == "standard_normal":
+                                exact = _exact_normals_f32(n, key, offset)
+                                ok &= bool(np.all(_ulps(got, exact) <= FLOAT32_NORMAL_ULP))
+                        elif "normal" in distribution:
+                            ok = bool(np.all(_ulps(got, ref) <= 2))
                         else:
                             ok = got.dtype == ref.dtype and np.array_equal(got.view(np.uint8),
                                                                            ref.view(np.uint8))

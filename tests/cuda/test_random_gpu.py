@@ -1,14 +1,14 @@
 """arrayx.random across devices. On a real GPU (skipped without one): the same seed and the same
 calls give the same arrays on cuda as on cpu, bit for bit for bits, uniforms and integers,
 within NORMAL_ULP units in the last place for normals (the devices' log/sin/cos round
-differently: libdevice's logf 1 ulp and sincosf 2 ulp, NumPy's float32 loops measured within
-4.1 ulp of exact Box-Muller), for sizes around the block size and up to 2**20 + 3, over
-successive calls (offsets), and past 2**31 elements (the 64-bit index kernels). Run with -s to
-see the largest normal difference found.
+differently: the float32 kernel's own log and sincos, libdevice's polynomials, are within 3 ulp
+of exact Box-Muller, NumPy's float32 loops measured within 4.1 ulp), for sizes around the
+block size and up to 2**20 + 3, over successive calls (offsets), and past 2**31 elements (the
+64-bit index kernels). Run with -s to see the largest normal difference found.
 
 Without a GPU: every kernel the family can launch compiles to sm_90 PTX with its vector store
-and no local memory (the normals' sincos keeps its slow path's array there), and the kernels run
-on numba's simulator against the CPU backend (random_sim.py).
+and no local memory (but float64 normals: libdevice's sincos keeps its slow path's array
+there), and the kernels run on numba's simulator against the CPU backend (random_sim.py).
 """
 
 import os
@@ -187,7 +187,7 @@ def test_kernels_compile_with_vector_stores(spec):
                    for s in stores), stores
     assert sum(1 for line in ptx.splitlines() if "mul.wide.u32" in line) >= 20  # the rounds
     assert "fma" not in ptx.split(".entry")[1] or "normal" in name  # no contracted affine maps
-    if "normal" not in name:
+    if "normal" not in name or "float32" in name:
         assert ".local" not in ptx
 
 

@@ -12,7 +12,7 @@ from ...._backend import random_values_per_block
 from ...engine import compiler, layout, runtime
 from ...engine.array import new_array
 from . import tuning
-from .source import integer_path, kernel_spec, specs_for
+from .source import integer_path, kernel_spec, round_keys, specs_for
 
 _WORD = 0xFFFFFFFF
 
@@ -37,7 +37,7 @@ def random(device, shape, dtype, distribution, key, offset, params):
     kern = compiler.cached_kernel(dev.index, "random", (distribution, dtype, path, bits),
                                   lambda: kernel_spec(distribution, dtype, bits, path))
     grid, block = layout.launch_1d(blocks, tuning.BLOCK)
-    args = (out.ptr, n, key & _WORD, key >> 32, offset & _WORD, offset >> 32) + values
+    args = (out.ptr, n, *round_keys(key), offset & _WORD, offset >> 32) + values
     kern(dev.stream, grid, block, args, (out.buffer,), n * dtype.itemsize)
     return out
 
