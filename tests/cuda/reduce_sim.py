@@ -159,6 +159,9 @@ def main(case):
             np.complex64)
         check("column sums complex64", "sum", xc, 0, (600, 72), (72, 1), (0,), "complex64",
               _view(xc, 0, (600, 72), (72, 1)).astype(np.complex128).sum(0), exact=False)
+        xc[[5, 80]] = [complex(-np.inf, 0), complex(0, np.inf)]  # NumPy's mean: the other
+        check("column means complex64 with infinite parts", "mean", xc, 0, (600, 72), (72, 1),
+              (0,), "complex64", _view(xc, 0, (600, 72), (72, 1)).mean(0), exact=False)
     if case in ("all", "general"):
         x = rng.standard_normal(12000).astype(f32)
         check("general", "sum", x, 0, (4, 300, 10), (10, 40, 1), (1, 2), "float32",

@@ -508,8 +508,8 @@ def _catan_R(x, y):
 
 _helper("""
 def _clog1p_R(x, y):
-    # NumPy's nc_log1p
-    return M.log(M.hypot(x + R(1), y)), M.atan2(y, x + R(1))
+    # NumPy's nc_log1p, with the hypot that does not overflow near the top of the range
+    return M.log(_hypot_R(x + R(1), y)), M.atan2(y, x + R(1))
 """)
 
 _helper("""
