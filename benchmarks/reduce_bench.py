@@ -1,14 +1,21 @@
-"""Bandwidth of the reduction kernel family (issue 5's targets), beside CuPy and PyTorch.
+"""Bandwidth of the reduction kernel family (issue 5's targets), and the time of var/std (issue
+18's: within 1.1x of PyTorch), beside CuPy and PyTorch.
 
-    python benchmarks/reduce_bench.py --out DIR [--log2n 28]
+    python benchmarks/reduce_bench.py --out DIR [--log2n 28] [--bandwidth 0] [--moments 0]
+
+(`--bandwidth 0` leaves out the bandwidth rows, `--moments 0` the var/std rows.)
 
 Data: 2^28 float32 elements (random normal, generated on the GPU by CuPy and shared with arrayx
-and PyTorch through DLPack) and a 16k x 16k float32 matrix (the same 1 GiB). Each row: the median
-of 20 CUDA-event-timed calls after warm-up. Reductions count the bytes read (the outputs are
-tiny); cumulative_sum counts its input read and its output written. Every figure is also given
-as a ratio to the device-to-device copy of the same 1 GiB measured in the same process
-(cuMemcpyDtoD, bytes read + written), the ceiling. Host fallback is an error throughout, and the
-number of kernels numba compiled in this process is recorded (0 with a warm kernel cache).
+and PyTorch through DLPack) and a 16k x 16k float32 matrix (the same 1 GiB). Each row: the
+median of 20 CUDA-event-timed calls after warm-up. Reductions count the bytes read (the outputs
+are tiny); cumulative_sum counts its input read and its output written. Every figure is also
+given as a ratio to the device-to-device copy of the same 1 GiB measured in the same process
+(cuMemcpyDtoD, bytes read + written), the ceiling. The var/std rows (an 8192^2 float32 matrix of
+mean 1e4, its rows with keepdims as layer norm takes them and its columns, the same 2^26
+elements flat, and mean + std of the columns of 1000 x 16 as StandardScaler.fit takes them) give
+milliseconds and each library's time over PyTorch eager's. Host fallback is an error throughout,
+and the number of kernels numba compiled in this process is recorded (0 with a warm kernel
+cache).
 
 Writes DIR/reduce-<date>.json and .md; prints a short table last.
 """
@@ -71,15 +78,92 @@ def operations(libs, n, side):
             "cumulative_sum 2^28 float32": (2 * n * f4, per_lib(cumsum))}
 
 
+# var/std rows: most arrayx may take over PyTorch eager's time
+MOMENT_TARGET = 1.1
+
+
+def moment_operations(libs):
+    """{name: (bytes read, {lib: fn})}: var and std over the same data in every library."""
+    import cupy as cp
+    import arrayx as xp
+    cp.random.seed(2)
+    m_cp = cp.random.standard_normal((8192, 8192), dtype=cp.float32) + cp.float32(1e4)
+    flat_cp = m_cp.reshape(-1)
+    small_cp = cp.random.standard_normal((1000, 16), dtype=cp.float32)
+    cp.cuda.Device().synchronize()
+    arrays = (m_cp, flat_cp, small_cp)
+    data = {"cupy": (cp,) + arrays, "arrayx": (xp,) + tuple(xp.from_dlpack(a) for a in arrays)}
+    if "torch" in libs:
+        torch = libs["torch"]
+        data["torch"] = (torch,) + tuple(torch.from_dlpack(a) for a in arrays)
+
+    def per_lib(make):
+        return {lib: make(lib, *data[lib]) for lib in data}
+
+    def var_rows(lib, mod, m, flat, small):
+        if lib == "torch":
+            return lambda: mod.var(m, dim=-1, keepdim=True, correction=0)
+        return lambda: mod.var(m, axis=-1, keepdims=True)
+
+    def var_columns(lib, mod, m, flat, small):
+        if lib == "torch":
+            return lambda: mod.var(m, dim=0, correction=0)
+        return lambda: mod.var(m, axis=0)
+
+    def std_flat(lib, mod, m, flat, small):
+        if lib == "torch":
+            return lambda: mod.std(flat, correction=0)
+        return lambda: mod.std(flat)
+
+    def mean_std_small(lib, mod, m, flat, small):
+        if lib == "torch":
+            return lambda: (mod.mean(small, dim=0), mod.std(small, dim=0, correction=0))
+        return lambda: (mod.mean(small, axis=0), mod.std(small, axis=0))
+
+    big = 8192 * 8192 * 4
+    return {"var 8192^2 float32 axis=-1 keepdims": (big, per_lib(var_rows)),
+            "var 8192^2 float32 axis=0": (big, per_lib(var_columns)),
+            "std 2^26 float32": (big, per_lib(std_flat)),
+            "mean + std 1000 x 16 float32 axis=0": (2 * 1000 * 16 * 4, per_lib(mean_std_small))}
+
+
+def moment_rows(H, libs, reps):
+    rows = []
+    for name, (nbytes, fns) in moment_operations(libs).items():
+        got = H.compare(name, nbytes, fns, reps=reps)
+        row = {"op": name}
+        base = got.get("torch", {}).get("value")
+        for lib in ("arrayx", "cupy", "torch"):
+            rec = got.get(lib)
+            if rec is not None:
+                row[lib] = (rec["value"], round(rec["value"] / base, 3) if base else None)
+        row["target"] = MOMENT_TARGET
+        row["met"] = "arrayx" in row and row["arrayx"][1] is not None and \
+            row["arrayx"][1] <= MOMENT_TARGET
+        rows.append(row)
+    return rows
+
+
+def _moment_cell(v):
+    if v is None:
+        return "-"
+    return f"{v[0]:.4f} ms" + (f" ({v[1]:.2f}x)" if v[1] is not None else "")
+
+
+def moment_table_lines(rows):
+    return comparison_table(rows, _moment_cell, lambda r: f"<= {r['target']}x "
+                            f"{'met' if r['met'] else 'NOT met'}", "target (arrayx / PyTorch)")
+
+
 def main():
-    a, H = start_benchmark("arrayx CUDA reductions")
+    a, H = start_benchmark("arrayx CUDA reductions", bandwidth=1, moments=1)
     n = 1 << a.log2n
     side = 1 << (a.log2n // 2)
     libs = {"torch": H.torch} if H.torch is not None else {}
     ceiling = H.copy_ceiling(n, a.reps)
     ceiling_tbs = ceiling["tb_per_s"]
     rows = []
-    for name, (nbytes, fns) in operations(libs, n, side).items():
+    for name, (nbytes, fns) in (operations(libs, n, side) if a.bandwidth else {}).items():
         got = H.compare(name, nbytes, fns, reps=a.reps)
         row = {"op": name}
         for lib in ("arrayx", "cupy", "torch"):
@@ -90,9 +174,12 @@ def main():
         row["target"] = TARGETS.get(name)
         row["met"] = "arrayx" in row and row["arrayx"][1] >= row["target"]
         rows.append(row)
-    doc = finish_benchmark(H, a.out, "reduce", {"ceiling_tb_per_s": ceiling_tbs, "table": rows},
-                           f"reduction bandwidth; copy {ceiling_tbs} TB/s", table_lines(rows))
-    write_md(os.path.join(a.out, f"reduce-{DATE}.md"), doc, rows, ceiling_tbs, a.log2n)
+    moments = moment_rows(H, libs, a.reps) if a.moments else []
+    doc = finish_benchmark(H, a.out, "reduce", {"ceiling_tb_per_s": ceiling_tbs, "table": rows,
+                                                "moments": moments},
+                           f"reduction bandwidth; copy {ceiling_tbs} TB/s",
+                           table_lines(rows) + [""] + moment_table_lines(moments))
+    write_md(os.path.join(a.out, f"reduce-{DATE}.md"), doc, rows, ceiling_tbs, a.log2n, moments)
 
 
 def _cell(v):
@@ -104,14 +191,17 @@ def table_lines(rows):
                             f"{'met' if r['met'] else 'NOT met'}", "target (arrayx, of copy)")
 
 
-def write_md(path, doc, rows, ceiling, log2n):
+def write_md(path, doc, rows, ceiling, log2n, moments):
     write_report(path, "CUDA reduction bandwidth", doc, [
         f"2^{log2n} float32 elements (a vector, and a square matrix of the same size; random "
         "normal, shared through DLPack); median of 20 CUDA-event-timed calls after warm-up; "
         "bytes = input read (cumulative_sum: input read + output written). In brackets: ratio "
         f"to the device-to-device copy of the same run ({ceiling} TB/s, read + written).",
+        "var/std: an 8192^2 float32 matrix of mean 1e4 (rows with keepdims, columns, the 2^26 "
+        "elements flat) and mean + std of the columns of a 1000 x 16 float32 matrix; "
+        "milliseconds, in brackets the time over PyTorch eager's.",
         "Command: `python3 benchmarks/reduce_bench.py --out $OUT` on the lent H200."],
-        table_lines(rows))
+        table_lines(rows) + [""] + moment_table_lines(moments))
 
 
 if __name__ == "__main__":
