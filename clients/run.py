@@ -218,7 +218,10 @@ def run_client(client: str, args, extra: list[str], argv: list[str]) -> int:
 
     with tempfile.TemporaryDirectory(prefix="arrayx-clients-") as tmp:
         report_file = Path(tmp) / "report.json"
-        cmd = [sys.executable, "-m", "pytest", "-p", "clients.pytest_plugin",
+        # -P: pytest runs from the client's site-packages, which `-m` would put first on
+        # sys.path, ahead of PYTHONPATH (where a second NumPy would then lose to the first)
+        safe_path = ["-P"] if sys.version_info >= (3, 11) else []
+        cmd = [sys.executable, *safe_path, "-m", "pytest", "-p", "clients.pytest_plugin",
                "-p", "no:cacheprovider", "--rootdir", str(root), "-q", "--tb=short",
                "--json-report", f"--json-report-file={report_file}",
                "--json-report-omit", "keywords", "streams", "log", "warnings",
