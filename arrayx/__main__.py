@@ -3,6 +3,9 @@
 When no GPU is usable it says why (numba-cuda or cuda-bindings missing, no driver, a driver
 error, no device), so a broken GPU setup does not pass for a CPU-only machine. Exit status 0
 either way: a machine without a GPU is a valid setup.
+
+``python -m arrayx warmup [--device cuda:N | --cc X.Y] [--jobs N] [--only NAME,...]`` fills the
+kernel cache ahead of time (``arrayx.cuda.precompile``; ``--help`` for its options).
 """
 
 from __future__ import annotations
@@ -77,7 +80,14 @@ def report() -> list[str]:
     return lines
 
 
-def main() -> int:
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["warmup"]:
+        from arrayx.cuda import precompile
+        return precompile.main(argv[1:], prog="python -m arrayx warmup")
+    if argv:
+        print("usage: python -m arrayx [warmup [--help | OPTIONS]]", file=sys.stderr)
+        return 2
     print("\n".join(report()))
     return 0
 

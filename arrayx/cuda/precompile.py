@@ -1,6 +1,8 @@
-"""Fill the kernel disk cache ahead of time, for a compute capability, without a GPU.
+"""Fill the kernel disk cache ahead of time, and build the kernels shipped in the package.
 
-    python -m arrayx.cuda.precompile --cc 9.0 [--jobs 2] [--only NAME,...]
+    python -m arrayx warmup [--device cuda:N | --cc X.Y] [--jobs N] [--only NAME,...]
+    python -m arrayx.cuda.precompile ...          (the same command)
+    python -m arrayx.cuda.precompile --ship --cc 9.0,8.0
 
 Compiles the kernels each family lists in its ``precompile_specs()``: every elementwise kernel
 the backend can launch for arrays under 2**31 elements (each function for every dtype it allows,
@@ -10,14 +12,25 @@ reductions, the common gather/scatter kernels, repeat's, the scans, flag scans, 
 kernels, searchsorted and the row functions' (softmax, logsumexp, the norms). Keys are the
 run-time keys (``compiler.cache_key``), so a GPU machine given this cache folder compiles
 nothing for these (64-bit strided variants, for larger arrays, and rarer reductions compile on
-first use).
+first use). Kernels already in the cache or shipped in the package are skipped; the rest are
+compiled in parallel processes, the longest sources first so the slow ones do not end last.
+
+``--ship`` writes ``arrayx/cuda/prebuilt/sm_<cc>.zip`` instead: cubins of ``shipped_specs()``,
+the kernels the commonest first calls launch (``compiler.read_shipped`` finds them at run time).
+A change to any of their sources stales the archives (tests/test_warmup.py says so): rerun it.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
+import re
+import sys
+import time
+import zipfile
+from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from .engine import compiler
 from .kernels import elementwise, gather_scatter, manipulation, mask, reduce, scan, search
@@ -29,6 +42,26 @@ from .kernels import rows
 FAMILIES = (elementwise, sets, reduce, gather_scatter, manipulation, scan, mask, search,
             random, rows)
 
+_FLOAT_INT = "(float32|float64|int64)"
+_FOUR = "(float32|float64|int64|bool)"
+# The kernels shipped in the package (full matches of spec names): what a first x + x, x * 2,
+# comparison, exp/log/sqrt, sum/mean/max/argmax, cumulative_sum, x[x > 0.5] and sort launch for
+# float32, float64, int64 and bool contiguous arrays, plus the fills and casts among those dtypes
+# that creation and promotion launch. Strided, tiled and other-dtype kernels compile on first use.
+SHIPPED_PATTERNS = (
+    rf"ew_(add|subtract|multiply|divide|greater|greater_equal|less|less_equal|equal|not_equal)"
+    rf"_s?{_FLOAT_INT}_s?{_FLOAT_INT}_to_\w+_vec\d+x1",
+    rf"ew_(exp|log|sqrt|abs|negative)_{_FLOAT_INT}_to_\w+_vec\d+x1",
+    rf"ew_(cast|fill)_s?{_FOUR}_to_{_FOUR}_vec\d+x1",
+    rf"ew_radix_word_{_FOUR}_\w+_vec\d+x1",
+    r"ew_(nan_canon|sort_row|sort_pos)_\w+_vec\d+x1",
+    rf"red_(sum|mean|max|min|argmax|argmin|any|all)_{_FOUR}_to_\w+_contig_\w+",
+    rf"scan_sum_{_FOUR}_to_\w+_vv32r_\w+",
+    r"scan_flag_bool_to_int32_vv32r_\w+",
+    r"scan_select_(uint8|uint32|uint64)_bool_to_int32_\w+",
+)
+SHIPPED_CCS = ((9, 0), (8, 0))
+
 
 def specs(only=None):
     out = [spec for family in FAMILIES for spec in family.precompile_specs()]
@@ -38,27 +71,232 @@ def specs(only=None):
     return out
 
 
-def _one(args):
-    spec, cc = args
-    key = compiler.cache_key(spec, cc, False)
-    if compiler._read_disk(key) is not None:
-        return 0
-    compiler.build_binary(spec, cc, False)
-    return 1
+def shipped_specs():
+    """The precompile specs whose kernels the package ships (SHIPPED_PATTERNS)."""
+    patterns = [re.compile(p) for p in SHIPPED_PATTERNS]
+    return [s for s in specs() if any(p.fullmatch(s.name) for p in patterns)]
 
 
-def main(argv=None):
+def _compile(spec, cc):
+    """Compile one spec into the disk cache: (name, "compiled" or "failed", seconds, error)."""
+    start = time.perf_counter()
+    try:
+        compiler.build_binary(spec, cc)
+    except Exception as e:  # one broken kernel must not stop the others: it is reported
+        message = f"{type(e).__name__}: {e}".strip().splitlines()[0]
+        return spec.name, "failed", time.perf_counter() - start, message
+    return spec.name, "compiled", time.perf_counter() - start, ""
+
+
+def _compile_task(task):
+    return _compile(*task)
+
+
+class _LineProgress:
+    """A progress line on stderr when tqdm is not installed: rewritten in place on a terminal,
+    a line each tenth of the way otherwise."""
+
+    def __init__(self, total: int, desc: str):
+        self.total, self.done, self.desc, self.postfix = total, 0, desc, ""
+        self.tty = sys.stderr.isatty()
+        self.start = time.perf_counter()
+        self.shown = -1
+
+    def update(self, n: int = 1):
+        self.done += n
+        tenth = 10 * self.done // max(1, self.total)
+        if self.tty or tenth != self.shown or self.done == self.total:
+            self.shown = tenth
+            elapsed = time.perf_counter() - self.start
+            line = (f"{self.desc}: {self.done}/{self.total} kernels, {elapsed:.0f} s"
+                    f"{', ' + self.postfix if self.postfix else ''}")
+            sys.stderr.write(("\r" + line) if self.tty else line + "\n")
+            sys.stderr.flush()
+
+    def set_postfix_str(self, text: str):
+        self.postfix = text
+
+    def close(self):
+        if self.tty:
+            sys.stderr.write("\n")
+
+
+def _progress(total: int, desc: str, quiet: bool):
+    if quiet or total == 0:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return _LineProgress(total, desc)
+    return tqdm(total=total, desc=desc, unit="kernel", smoothing=0.05, file=sys.stderr)
+
+
+def _pool(jobs: int):
+    # spawned, not forked: the parent may have opened the CUDA driver to read the device's
+    # compute capability, and a forked child must not inherit that
+    return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
+
+
+def warm(cc: tuple, chosen, jobs: int = 1, quiet: bool = False) -> dict:
+    """Compile each of the `chosen` specs for `cc` that is neither in the disk cache nor
+    shipped. Returns counts, seconds, failures and the slowest compiles."""
+    start = time.perf_counter()
+    todo, cached, shipped = [], 0, 0
+    for spec in chosen:
+        if compiler._read_disk(compiler.cache_key(spec, cc)) is not None:
+            cached += 1
+        elif not compiler.DEBUG and compiler.read_shipped(spec, cc) is not None:
+            shipped += 1
+        else:
+            todo.append(spec)
+    todo.sort(key=lambda s: -len(s.source))
+    results = []
+    bar = _progress(len(todo), f"compiling for sm_{cc[0]}{cc[1]}", quiet)
+    if len(todo) == 1 or jobs <= 1:
+        for spec in todo:
+            results.append(_compile(spec, cc))
+            if bar is not None:
+                bar.update(1)
+    elif todo:
+        with _pool(min(jobs, len(todo))) as pool:
+            futures = [pool.submit(_compile_task, (spec, cc)) for spec in todo]
+            for future in as_completed(futures):
+                results.append(future.result())
+                if bar is not None:
+                    failed = sum(r[1] == "failed" for r in results)
+                    if failed:
+                        bar.set_postfix_str(f"{failed} failed")
+                    bar.update(1)
+    if bar is not None:
+        bar.close()
+    compiled = [r for r in results if r[1] == "compiled"]
+    return {"cc": cc, "kernels": cached + shipped + len(todo), "compiled": len(compiled),
+            "cached": cached, "shipped": shipped,
+            "failed": [(name, error) for name, status, _, error in results if status == "failed"],
+            "seconds": time.perf_counter() - start,
+            "slowest": sorted(((seconds, name) for name, _, seconds, _ in compiled),
+                              reverse=True)[:5]}
+
+
+def cache_size(folder: str | None) -> tuple:
+    """(kernels, bytes) in a kernel cache folder: complete entries (their .json), and every
+    file's size (CUB builds included)."""
+    kernels = total = 0
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_file():
+                    total += entry.stat().st_size
+                    kernels += entry.name.endswith(".json")
+    except (OSError, TypeError):
+        pass
+    return kernels, total
+
+
+def summary_lines(result: dict, target: str, jobs: int) -> list:
+    cc = result["cc"]
+    folder = compiler.cache_dir()
+    kernels, nbytes = cache_size(folder)
+    lines = [f"warmup for compute capability {cc[0]}.{cc[1]} ({target}): {result['kernels']} "
+             f"kernels in {result['seconds']:.1f} s with {jobs} job(s)",
+             f"  compiled        {result['compiled']}",
+             f"  already cached  {result['cached']}",
+             f"  shipped         {result['shipped']} (in the package: nothing to compile)",
+             f"  failed          {len(result['failed'])}"]
+    lines += [f"    {name}: {error}" for name, error in result["failed"][:10]]
+    if len(result["failed"]) > 10:
+        lines.append(f"    ... and {len(result['failed']) - 10} more")
+    if result["slowest"]:
+        lines.append("  slowest: " + ", ".join(f"{name} {seconds:.1f} s"
+                                               for seconds, name in result["slowest"]))
+    lines.append(f"cache folder {folder}: {kernels} kernels, {nbytes / 2**20:.1f} MiB")
+    return lines
+
+
+_ZIP_TIME = (2020, 1, 1, 0, 0, 0)  # fixed member timestamps: the same kernels, the same bytes
+
+
+def build_shipped(ccs, jobs: int = 1, quiet: bool = False) -> list:
+    """Write ``sm_<cc>.zip`` into ``compiler.SHIPPED_DIR`` for each cc: the cubins of
+    shipped_specs() and their index (sorted members, fixed timestamps), compiled through the disk
+    cache. Returns (path, kernels, bytes) per archive."""
+    chosen = shipped_specs()
+    written = []
+    for cc in ccs:
+        result = warm(cc, chosen, jobs, quiet)
+        if result["failed"]:
+            raise RuntimeError(f"shipped kernels failed to compile for sm_{cc[0]}{cc[1]}: "
+                               f"{result['failed'][:3]}")
+        index, images = {}, {}
+        for spec in chosen:
+            _, (image, fmt, entry) = compiler.build_binary(spec, cc, False)
+            if fmt != "cubin":
+                raise RuntimeError("shipping kernels needs nvJitLink (cuda-bindings' nvjitlink): "
+                                   f"{spec.name} was built as {fmt}")
+            key = compiler.shipped_key(spec, cc)
+            index[key] = {"name": spec.name, "entry": entry, "format": fmt}
+            images[f"{key}.{fmt}"] = image
+        images[compiler.SHIPPED_INDEX] = json.dumps(index, indent=0, sort_keys=True).encode()
+        os.makedirs(compiler.SHIPPED_DIR, exist_ok=True)
+        path = compiler.shipped_archive_path(cc)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with zipfile.ZipFile(tmp, "w") as archive:
+            for member in sorted(images):
+                archive.writestr(zipfile.ZipInfo(member, _ZIP_TIME), images[member],
+                                 zipfile.ZIP_DEFLATED, 9)
+        os.replace(tmp, path)
+        compiler._shipped.pop(cc, None)
+        written.append((path, len(index), os.path.getsize(path)))
+    return written
+
+
+def _parse_ccs(text: str) -> list:
+    """'9.0' or '9.0,8.0' -> [(9, 0), (8, 0)]; ValueError for anything else."""
+    ccs = []
+    for part in text.split(","):
+        m = re.fullmatch(r"\s*(\d+)\.(\d+)\s*", part)
+        if not m:
+            raise ValueError(f"a compute capability is MAJOR.MINOR, e.g. 9.0, not {part!r}")
+        ccs.append((int(m.group(1)), int(m.group(2))))
+    return ccs
+
+
+def _device_cc(device: str | None) -> tuple:
+    """(cc, description) of a CUDA device ('cuda:N'; None: the first, if a GPU is usable).
+    SystemExit with the reason when there is none."""
+    from .. import _devices
+    if device is not None and not re.fullmatch(r"cuda:\d+", device):
+        raise SystemExit(f"--device takes cuda:N (e.g. cuda:0), not {device!r}")
+    index = 0 if device is None else int(device.split(":")[1])
+    reason = _devices.cuda_unavailable_reason()
+    count = _devices.cuda_device_count()
+    if reason or index >= count:
+        why = reason or f"{count} CUDA device(s) here"
+        raise SystemExit(f"no usable GPU for {device or 'cuda:0'} ({why}): give the compute "
+                         f"capability to compile for with --cc, e.g. --cc 9.0 for an H100/H200")
+    from .engine import runtime
+    dev = runtime.get_device(index)
+    return tuple(dev.compute_capability), f"cuda:{index}, {dev.name}"
+
+
+def build_parser(prog: str = "python -m arrayx warmup") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m arrayx.cuda.precompile",
+        prog=prog,
         description="Compile arrayx's common CUDA kernels into the kernel disk cache ahead of "
-                    "time, for one compute capability; needs numba-cuda, not a GPU. The cache "
-                    "folder is ARRAYX_KERNEL_CACHE (default ~/.cache/arrayx/kernels); kernels "
-                    "already there are skipped, so a second run compiles only what is new.",
-        epilog="Copy or point ARRAYX_KERNEL_CACHE at the filled folder on the GPU machine: "
-               "processes there then load these kernels instead of compiling them.")
-    p.add_argument("--cc", default="9.0", metavar="MAJOR.MINOR",
-                   help="compute capability of the target GPU, e.g. 9.0 for H100/H200, 8.0 for "
-                        "A100 (default: %(default)s)")
+                    "time (about 6000 kernels: every first call of those then loads instead of "
+                    "compiling), for the local GPU or, with --cc, for any compute capability "
+                    "without a GPU. The cache folder is ARRAYX_KERNEL_CACHE (default "
+                    "~/.cache/arrayx/kernels); kernels already there, and those shipped in the "
+                    "package, are skipped, so a second run compiles only what is new.",
+        epilog="To fill a cache for another machine, run with --cc here and copy the folder "
+               "(or point ARRAYX_KERNEL_CACHE at it) there.")
+    p.add_argument("--device", default=None, metavar="cuda:N",
+                   help="the GPU whose compute capability to compile for (default: cuda:0; "
+                        "not needed with --cc)")
+    p.add_argument("--cc", default=None, metavar="MAJOR.MINOR",
+                   help="compile for this compute capability instead of the device's, e.g. 9.0 "
+                        "for H100/H200, 8.0 for A100 (needs numba-cuda, not a GPU); with "
+                        "--ship, a comma-separated list (default there: 9.0,8.0)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
                    help="compiler processes run in parallel (default: the CPU count, "
                         "%(default)s here)")
@@ -66,13 +304,43 @@ def main(argv=None):
                    help="comma-separated operation names (e.g. add,sum,scan): compile only "
                         "their kernels (elementwise ew_NAME_*, reductions red_NAME_*, others "
                         "NAME_*; default: all)")
-    a = p.parse_args(argv)
-    cc = tuple(int(x) for x in a.cc.split("."))
-    todo = [(s, cc) for s in specs([n for n in a.only.split(",") if n])]
-    with ProcessPoolExecutor(a.jobs) as ex:
-        n = sum(ex.map(_one, todo, chunksize=8))
-    print(f"{len(todo)} kernels, {n} compiled into {compiler.cache_dir()}")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--ship", action="store_true",
+                   help="for packaging arrayx: rewrite arrayx/cuda/prebuilt/sm_<cc>.zip, the "
+                        "kernels shipped in the package (the commonest first calls'), instead "
+                        "of filling the cache")
+    return p
+
+
+def main(argv=None, prog: str = "python -m arrayx.cuda.precompile") -> int:
+    parser = build_parser(prog)
+    a = parser.parse_args(argv)
+    if a.jobs < 1:
+        parser.error("--jobs must be at least 1")
+    try:
+        ccs = _parse_ccs(a.cc) if a.cc is not None else None
+    except ValueError as e:
+        parser.error(f"--cc: {e}")
+    if a.ship:
+        for path, kernels, nbytes in build_shipped(ccs or SHIPPED_CCS, a.jobs, a.quiet):
+            print(f"{path}: {kernels} kernels, {nbytes / 2**20:.2f} MiB")
+        return 0
+    if compiler.cache_dir() is None:
+        parser.error("the kernel disk cache is off (ARRAYX_KERNEL_CACHE=off): nothing to fill")
+    if ccs is not None and len(ccs) != 1:
+        parser.error("--cc takes one compute capability here (a list only with --ship)")
+    if ccs is not None:
+        cc, target = ccs[0], "--cc, no device needed"
+    else:
+        cc, target = _device_cc(a.device)
+    only = [n for n in a.only.split(",") if n]
+    chosen = specs(only)
+    if only and not chosen:
+        parser.error(f"--only {a.only}: no kernel of these names")
+    result = warm(cc, chosen, a.jobs, a.quiet)
+    print("\n".join(summary_lines(result, target, a.jobs)))
+    return 1 if result["failed"] else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -10,11 +10,19 @@ real Python modules. A kernel's source uses them by name; the compiler imports e
 from the device module that exports it (``__all__``, read without importing numba), so the
 source needs no import lines and names no module it does not use.
 
-Lookup order: memory cache -> disk cache -> compile. The key is a SHA-256 of the source, the
-source of the device modules it uses (only those: a new helper recompiles only the kernels that
-use its module), the argument types, the compute capability, the numba-cuda and arrayx versions,
-and the debug flag; so a second process with the same cache folder compiles nothing and never
-imports numba (a disk hit costs a file read and a ``cuModuleLoadData``).
+Lookup order: memory cache -> disk cache -> the kernels shipped in the package -> compile. The
+key is a SHA-256 of the source, the source of the device modules it uses (only those: a new
+helper recompiles only the kernels that use its module), the argument types, the compute
+capability, the numba-cuda and arrayx versions, and the debug flag; so a second process with the
+same cache folder compiles nothing and never imports numba (a disk hit costs a file read and a
+``cuModuleLoadData``).
+
+Shipped kernels: ``arrayx/cuda/prebuilt/sm_<cc>.zip`` holds cubins of the kernels the commonest
+first calls launch (``precompile.shipped_specs()``; rebuilt by ``python -m arrayx.cuda.precompile
+--ship``), read-only, under ``shipped_key``: the cache key without the numba-cuda version, since
+a built cubin runs whatever numba-cuda is installed (arrayx packs the launch arguments itself).
+They are looked up after the disk cache, so a shipped cubin this driver rejects is rebuilt into
+the disk cache once and found there from then on. ``ARRAYX_SHIPPED_KERNELS=off`` skips them.
 
 Compilation: ``numba.cuda.compile(..., output='ptx', cc=<device cc>)``, then nvJitLink turns the
 PTX into a cubin for exactly that architecture (sm_90 on an H200). A cubin loads on any driver of
@@ -33,12 +41,13 @@ import json
 import os
 import re
 import threading
+import zipfile
 from dataclasses import dataclass
 
 COMPILER_REVISION = "2"
 DEBUG = os.environ.get("ARRAYX_DEBUG", "0") not in ("", "0", "false", "False")
 
-counters = {"compiled": 0, "disk_hits": 0, "memory_hits": 0, "loaded": 0}
+counters = {"compiled": 0, "disk_hits": 0, "shipped_hits": 0, "memory_hits": 0, "loaded": 0}
 _lock = threading.RLock()
 _binaries: dict = {}  # key -> (image bytes, format, entry name)
 _versions = None
@@ -148,10 +157,20 @@ def helpers_used(source: str) -> dict:
 
 
 def cache_key(spec: KernelSpec, cc: tuple, debug: bool = DEBUG) -> str:
+    return _key(spec, cc, debug, versions())
+
+
+def shipped_key(spec: KernelSpec, cc: tuple) -> str:
+    """The key of `spec` among the shipped kernels: every field of ``cache_key`` but the
+    numba-cuda version (and never debug builds)."""
+    return _key(spec, cc, False, {k: v for k, v in versions().items() if k != "numba_cuda"})
+
+
+def _key(spec: KernelSpec, cc: tuple, debug: bool, versions_used: dict) -> str:
     h = hashlib.sha256()
     exports = device_exports()
     helpers = {module: exports[names[0]][1] for module, names in helpers_used(spec.source).items()}
-    fields = [spec.source, spec.entry, list(spec.argtypes), list(cc), versions(), bool(debug),
+    fields = [spec.source, spec.entry, list(spec.argtypes), list(cc), versions_used, bool(debug),
               helpers]
     if spec.launch_bounds:  # only then: the keys of every other kernel stay as they were
         fields.append(list(spec.launch_bounds))
@@ -261,6 +280,8 @@ def build_binary(spec: KernelSpec, cc: tuple, debug: bool = DEBUG, fresh: bool =
         hit = None if fresh else _read_disk(key)
         if hit is not None:
             counters["disk_hits"] += 1
+        elif not fresh and not debug and (hit := read_shipped(spec, cc)) is not None:
+            counters["shipped_hits"] += 1
         else:
             ptx = compile_spec(spec, cc, debug)
             entry = entry_name(ptx)
@@ -271,6 +292,42 @@ def build_binary(spec: KernelSpec, cc: tuple, debug: bool = DEBUG, fresh: bool =
             _write_disk(key, spec, cc, hit)
         _binaries[key] = hit
         return key, hit
+
+
+SHIPPED_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                            os.pardir, "prebuilt"))
+SHIPPED_INDEX = "index.json"  # in each archive: {shipped key: {"name", "entry", "format"}}
+_shipped: dict = {}  # cc -> (open ZipFile, index) or None when there is no archive for it
+
+
+def shipped_archive_path(cc: tuple) -> str:
+    return os.path.join(SHIPPED_DIR, f"sm_{cc[0]}{cc[1]}.zip")
+
+
+def shipped_index(cc: tuple):
+    """(archive, index) of the kernels shipped for `cc`, opened once; None without one."""
+    if cc not in _shipped:
+        try:
+            archive = zipfile.ZipFile(shipped_archive_path(cc))
+            _shipped[cc] = (archive, json.loads(archive.read(SHIPPED_INDEX)))
+        except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+            _shipped[cc] = None
+    return _shipped[cc]
+
+
+def read_shipped(spec: KernelSpec, cc: tuple):
+    """(image, format, entry) of `spec` from the shipped kernels, or None."""
+    if os.environ.get("ARRAYX_SHIPPED_KERNELS", "on").lower() in ("off", "0", "none"):
+        return None
+    shipped = shipped_index(tuple(cc))
+    if shipped is None:
+        return None
+    archive, index = shipped
+    key = shipped_key(spec, cc)
+    meta = index.get(key)
+    if meta is None:
+        return None
+    return (archive.read(f"{key}.{meta['format']}"), meta["format"], meta["entry"])
 
 
 def _read_disk(key):
