@@ -253,16 +253,6 @@ def test_var_of_1e8_float32_with_a_large_mean_is_as_accurate_as_numpys_two_passe
     assert abs(float(xp.var(_dev(h64))) - ref64) <= 1e-12 * ref64
 
 
-def _ptx(spec):
-    from arrayx.cuda.engine import compiler
-    try:
-        return compiler.compile_spec(spec, (9, 0), debug=False)
-    except Exception as e:  # NVVM missing on this machine
-        if "NVVM" in str(e) or "libnvvm" in str(e).lower():
-            pytest.skip(f"NVVM unavailable: {e}")
-        raise
-
-
 def _moment_specs():
     """A kernel of each moment, layout and accumulator form: float32 split rows and columns,
     float64 columns, complex64 and int32 input, the general layout."""
@@ -283,8 +273,10 @@ def _moment_specs():
 @pytest.mark.parametrize("name, spec", list(_moment_specs()),
                          ids=lambda v: v if isinstance(v, str) else "")
 def test_moment_kernels_compile_for_sm90_without_local_memory(name, spec):
-    from arrayx.cuda.kernels.reduce.tuning import LOAD_HINT
     pytest.importorskip("numba.cuda")
+    from test_ptx import _ptx  # compiles for sm_90, skips where NVVM is missing
+
+    from arrayx.cuda.kernels.reduce.tuning import LOAD_HINT
     ptx = _ptx(spec)
     assert ".local" not in ptx and "trap" not in ptx
     if name == "var-f32-contig-split":

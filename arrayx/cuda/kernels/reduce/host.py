@@ -81,8 +81,9 @@ def out_geometry(shape, axes, keepdims):
 _EMPTY_VALUE = {"sum": 0, "prod": 1, "all": True, "any": False, "nansum": 0, "nanprod": 1}
 
 
-def reduce(name, a, axes, keepdims, dtype):
-    """The `reduce` primitive (see _backend.PRIMITIVES)."""
+def reduce(name, a, axes, keepdims, dtype, correction=0.0):
+    """The `reduce` primitive (see _backend.PRIMITIVES), and the moments' reduction
+    (`correction`: theirs)."""
     dtype = BOOL if name in ("all", "any") else np.dtype(dtype)
     if type(axes) is not tuple:
         axes = tuple(axes)
@@ -93,11 +94,11 @@ def reduce(name, a, axes, keepdims, dtype):
     out = new_array(dev.index, shape, dtype, dev.allocator, size)
     if empty:  # an empty reduction: its identity
         value = _EMPTY_VALUE.get(name)
-        if value is None:  # (nan)mean: 0 / 0; (nan)max and (nan)min of nothing are rejected
-            # by the namespace
+        if value is None:  # (nan)mean: 0 / 0, the moments: no mean; (nan)max and (nan)min of
+            # nothing are rejected by the namespace
             value = complex(math.nan, math.nan) if dtype.kind == "c" else math.nan
         return elementwise.fill(out, value)
-    _reduce_into(dev, name, a, axes, out, True)
+    _reduce_into(dev, name, a, axes, out, True, correction)
     return out
 
 
@@ -117,18 +118,7 @@ def argreduce(name, a, axis, keepdims):
 def moments(name, a, axes, correction, keepdims, dtype):
     """The `moments` primitive: var, std, nanvar, nanstd in one launch. With no reduced axis
     each element is its own slice: a trailing axis of length 1 is reduced instead."""
-    dtype = np.dtype(dtype)
-    if type(axes) is not tuple:
-        axes = tuple(axes)
-    dev = runtime.get_device(a.device_index)
-    shape, size, empty = out_geometry(a.shape, axes, keepdims)
-    if size == 0:
-        return new_array(a.device_index, shape, dtype, dev.allocator)
-    out = new_array(dev.index, shape, dtype, dev.allocator, size)
-    if empty:  # no element: no mean
-        return elementwise.fill(out, math.nan)
     if not axes:
         a = a.view(a.shape + (1,), a.strides + (1,), a.offset)
-        axes = (a.ndim - 1,)
-    _reduce_into(dev, name, a, axes, out, True, float(correction))
-    return out
+        axes, keepdims = (a.ndim - 1,), False
+    return reduce(name, a, tuple(axes), keepdims, dtype, float(correction))
