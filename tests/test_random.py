@@ -109,6 +109,25 @@ def test_streams_match_the_reference(n):
     assert rng.state == {"key": key, "offset": offset + -(-n // 2)}
 
 
+@pytest.mark.parametrize("distribution, dtype, params", [
+    ("bits", "uint32", ()), ("bits", "uint64", ()), ("random", "float32", ()),
+    ("uniform", "float64", (-2.5, 7.25)), ("standard_normal", "float32", ()),
+    ("normal", "float64", (1.5, 0.1)), ("integers", "int16", (-5, 11)),
+    ("integers", "uint64", (2**63, 2**63 - 7))])
+def test_cpu_backend_chunks_do_not_change_the_stream(monkeypatch, distribution, dtype, params):
+    """The CPU backend draws its counter blocks a chunk at a time: chunks of 3 blocks (every
+    size below ends inside a chunk or on its boundary) give the arrays of one chunk."""
+    dtype = np.dtype(dtype)
+    key, offset = 0x299F31D0A4093822, 2**64 - 5  # both offset words nonzero
+    whole = {n: cpu_random.random(None, (n,), dtype, distribution, key, offset, params)
+             for n in (0, 1, 11, 12, 13, 25)}
+    monkeypatch.setattr(cpu_random, "CHUNK_BLOCKS", 3)
+    for n, ref in whole.items():
+        got = cpu_random.random(None, (n,), dtype, distribution, key, offset, params)
+        assert got.dtype == ref.dtype and got.shape == ref.shape
+        np.testing.assert_array_equal(got.view(np.uint8), ref.view(np.uint8))
+
+
 def test_same_seed_same_stream_and_state_restores():
     a, b = xp.random.default_rng(1234), xp.random.default_rng(1234)
     for rng_calls in range(2):
