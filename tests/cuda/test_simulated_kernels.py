@@ -7,7 +7,9 @@ own because the simulator replaces numba.cuda for the whole process:
   one-pass moments (var, std, nanvar, nanstd) on every layout;
 * scan_sim.py: the row scan's host side and decoupled look-back kernel on a NumPy heap, with
   prefixes made visible late so tiles walk back over two windows of aggregates, against NumPy:
-  every case it lists (one row, segments, aligned rows, rounds, wide values, x[mask]).
+  every case it lists (one row, segments, aligned rows, rounds, wide values, x[mask]);
+* tile_sim.py: the elementwise transposing tile kernels (scalar, vector, 32 x 32 and byte
+  designs) over partial tiles, against NumPy.
 """
 
 import ast
@@ -35,7 +37,8 @@ def _listed_cases(script):
 
 CASES = [("reduce_sim.py", case) for case in ("sum", "arg", "rows", "col", "general", "nan",
                                              "moments")] + \
-    [("scan_sim.py", case) for case in _listed_cases("scan_sim.py")]
+    [("scan_sim.py", case) for case in _listed_cases("scan_sim.py")] + \
+    [("tile_sim.py", case) for case in _listed_cases("tile_sim.py")]
 
 
 @pytest.mark.parametrize("script, case", CASES)

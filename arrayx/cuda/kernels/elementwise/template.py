@@ -221,24 +221,37 @@ def _tile_body(src: str, in_dt: np.dtype, V: int, tile: tuple, index_bits: int, 
             [f"{pad}tile[{_plus('si', k)}] = sv[{k}]" for k in range(V)]
 
     per_thread = C * runs_v // T  # vectors each thread moves in, and out
-    # loading: vector q of a thread is number tid + T * q of the tile, run-major
-    loads = []
-    for q in range(per_thread):
-        j, a = _plus("lj", (T * q) >> log2(runs_v)), _plus("la", (T * q) & (runs_v - 1))
-        loads.append((f"c0 + {j} < ncols and r0 + {V} * {a} < nrows",
-                      f"{I}((c0 + {j}) * stride + r0 + {V} * {a})", shared_index(j, a)))
-    # storing: a warp writes V output rows x 32 columns (32 // V vectors a row) at once; the
-    # warp's q-th such block is number warp + (T // 32) * q of the tile, row-major
     blocks_c = C // 32
-    stores = []
-    for q in range(per_thread):
-        w = (T // 32) * q
-        a, b = _plus("wa", w >> log2(blocks_c)), _plus("wb", w & (blocks_c - 1))
+
+    def offset(base, step, shift, mask, q):
+        """base + (((step * q) >> shift) & mask): the run (or row) or vector of a thread's q-th
+        move, `q` a number (the unrolled whole path) or the loop variable 'q'."""
+        if isinstance(q, int):
+            return _plus(base, ((step * q) >> shift) & mask)
+        if step % (1 << shift) == 0 and (mask == -1 or (step >> shift) % (mask + 1) == 0):
+            k = step >> shift if mask == -1 else 0  # the usual designs: a multiple of q, or 0
+            return f"({base} + q * {k})" if k else base
+        return f"({base} + (((q * {step}) >> {shift}) & {mask}))"
+
+    def load_slot(q):
+        """(bounds check, global offset, shared index) of a thread's q-th load: vector
+        tid + T * q of the tile, run-major."""
+        j = offset("lj", T, log2(runs_v), -1, q)
+        a = offset("la", T, 0, runs_v - 1, q)
+        return (f"c0 + {j} < ncols and r0 + {V} * {a} < nrows",
+                f"{I}((c0 + {j}) * stride + r0 + {V} * {a})", shared_index(j, a))
+
+    def store_slot(q):
+        """(bounds check, global offset, first shared index) of a thread's q-th store: a warp
+        writes V output rows x 32 columns (32 // V vectors a row) at once, its q-th such block
+        number warp + (T // 32) * q of the tile, row-major."""
+        a = offset("wa", T // 32, log2(blocks_c), -1, q)
+        b = offset("wb", T // 32, 0, blocks_c - 1, q)
         i = f"({V} * {a} + iy)" if V > 1 else a
         j = f"(32 * {b} + {V} * jx)"
         first = shared_index(j, a) + (" + iy" if V > 1 else "")
-        stores.append((f"r0 + {i} < nrows and c0 + {j} < ncols",
-                       f"{I}((r0 + {i}) * ncols + c0 + {j})", first))
+        return (f"r0 + {i} < nrows and c0 + {j} < ncols", f"{I}((r0 + {i}) * ncols + c0 + {j})",
+                first)
 
     def store(off, first, pad):
         vals = [value(f"tile[{first} + {k * P}]", f"{off} + {k}") for k in range(V)]
@@ -260,26 +273,30 @@ def _tile_body(src: str, in_dt: np.dtype, V: int, tile: tuple, index_bits: int, 
     # whole tiles (all but the last row and column of tiles) may skip the bounds checks and
     # issue all of a thread's loads before its shared stores, so they are in flight together
     if whole_path:
+        loads = [load_slot(q) for q in range(per_thread)]
         body += [f"    whole = r0 + {R} <= nrows and c0 + {C} <= ncols", "    if whole:"]
         body += [f"        got{q} = {load(off)}" for q, (_, off, _) in enumerate(loads)]
         for q, (_, _, idx) in enumerate(loads):
             body += to_shared(idx, f"got{q}", "        ")
         body.append("    else:")
+    # the bounds-checked moves as loops (the compiler unrolls them): one copy of the operation
+    # in the source instead of per_thread, which is most of a tile kernel's compile time
     pad = "        " if whole_path else "    "
-    for ok, off, idx in loads:
-        body += [f"{pad}if {ok}:"] + to_shared(idx, load(off), pad + "    ")
+    ok, off, idx = load_slot("q")
+    body += [f"{pad}for q in range({per_thread}):", f"{pad}    if {ok}:"]
+    body += to_shared(idx, load(off), pad + "        ")
     body.append("    cuda.syncthreads()")
     if whole_path:
         body.append("    if whole:")
-        for q, (_, off, first) in enumerate(stores):
+        for q, (_, off, first) in enumerate(store_slot(q) for q in range(per_thread)):
             body += [f"        dst{q} = {off}", f"        at{q} = uint32({first})"]
             body += store(f"dst{q}", f"at{q}", "        ")
         body.append("    else:")
-    for q, (ok, off, first) in enumerate(stores):
-        body += [f"{pad}if {ok}:", f"{pad}    dst{q} = {off}", f"{pad}    at{q} = uint32({first})"]
-        body += store(f"dst{q}", f"at{q}", pad + "    ")
+    ok, off, first = store_slot("q")
+    body += [f"{pad}for q in range({per_thread}):", f"{pad}    if {ok}:",
+             f"{pad}        dst = {off}", f"{pad}        at = uint32({first})"]
+    body += store("dst", "at", pad + "        ")
     return body
-
 
 
 def tile_specs(name: str, op: Op, kinds: tuple, dtypes: tuple) -> list:
