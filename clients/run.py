@@ -39,17 +39,14 @@ usage or setup error.
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
 import importlib.metadata
 import importlib.util
 import json
 import os
 import re
 import shlex
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent  # <project>/clients
@@ -58,9 +55,11 @@ sys.path.insert(0, str(PROJECT_ROOT))
 
 from clients.pytest_plugin import (  # noqa: E402
     CLIENTS, NAMESPACES, ExpectedFailureListError, id_matches, parse_expected_failures)
+from conformance._pytest_report import (  # noqa: E402
+    RunnerError, counts_line, exit_status, json_report_options, run_pytest,
+    split_pytest_arguments, summarize)
 
 DEVICE_KINDS = ("cpu", "cuda")
-_MESSAGE_MAX = 300
 
 #: The package each client installs (its tests ship inside it).
 PACKAGES = {"scikit-learn": "sklearn", "scipy": "scipy", "array-api-extra": "array_api_extra"}
@@ -74,10 +73,6 @@ _SCIKIT_LEARN_ESTIMATOR_CHECKS = "sklearn/tests/test_common.py"
 # package ships no pytest configuration): array-api-extra's test_deprecation expects its
 # DeprecationWarning raised as an error.
 CLIENT_PYTEST_OPTIONS = {"array-api-extra": ["-W", "error", "-o", "xfail_strict=true"]}
-
-
-class RunnerError(Exception):
-    """A problem with the runner's inputs or setup (not a test failure)."""
 
 
 def site_root(client: str) -> Path:
@@ -116,50 +111,6 @@ def versions(client: str, namespace: str) -> dict:
         names.append(namespace.replace("_", "-"))
     return {"python": sys.version.split()[0],
             **{name: _distribution_version(name) for name in dict.fromkeys(names)}}
-
-
-# --------------------------------------------------------------------------------------------
-# report digestion
-# --------------------------------------------------------------------------------------------
-
-def _message(test: dict) -> str:
-    for phase in ("setup", "call", "teardown"):
-        info = test.get(phase) or {}
-        if info.get("outcome") in ("failed", "error"):
-            crash = info.get("crash") or {}
-            message = crash.get("message") or info.get("longrepr") or ""
-            return " ".join(str(message).split())[:_MESSAGE_MAX]
-    return ""
-
-
-def summarize(report: dict) -> dict:
-    counts = dict.fromkeys(("passed", "failed", "xfailed", "xpassed", "skipped", "errors"), 0)
-    lists: dict[str, list[str]] = {"failed": [], "errors": [], "xpassed": []}
-    messages: dict[str, str] = {}
-    tests = report.get("tests", [])
-    for test in tests:
-        outcome, nodeid = test.get("outcome"), test["nodeid"]
-        if outcome == "error":
-            outcome = "errors"
-        if outcome not in counts:
-            continue
-        counts[outcome] += 1
-        if outcome in lists:
-            lists[outcome].append(nodeid)
-        if outcome in ("failed", "errors"):
-            messages[nodeid] = _message(test)
-    for collector in report.get("collectors", []) or []:
-        if collector.get("outcome") == "failed":
-            nodeid = collector.get("nodeid") or "<collection>"
-            counts["errors"] += 1
-            lists["errors"].append(nodeid)
-            messages[nodeid] = " ".join(str(collector.get("longrepr", "")).split())[
-                :_MESSAGE_MAX]
-    counts["deselected"] = report.get("summary", {}).get("deselected", 0)
-    counts["total"] = len(tests)
-    return {"counts": counts, **{k: sorted(v) for k, v in lists.items()},
-            "failure_messages": dict(sorted(messages.items())),
-            "nodeids": [test["nodeid"] for test in tests]}
 
 
 # --------------------------------------------------------------------------------------------
@@ -223,10 +174,8 @@ def run_client(client: str, args, extra: list[str], argv: list[str]) -> int:
         safe_path = ["-P"] if sys.version_info >= (3, 11) else []
         cmd = [sys.executable, *safe_path, "-m", "pytest", "-p", "clients.pytest_plugin",
                "-p", "no:cacheprovider", "--rootdir", str(root), "-q", "--tb=short",
-               "--json-report", f"--json-report-file={report_file}",
-               "--json-report-omit", "keywords", "streams", "log", "warnings",
-               "--json-report-indent=0", *CLIENT_PYTEST_OPTIONS.get(client, []), *targets,
-               *extra]
+               *json_report_options(report_file), *CLIENT_PYTEST_OPTIONS.get(client, []),
+               *targets, *extra]
         print(f"[clients] {client} {versions(client, args.namespace).get(client)} "
               f"namespace={args.namespace} device={args.device} "
               f"expected failures={len(entries)} -> {out_path}", flush=True)
@@ -234,60 +183,46 @@ def run_client(client: str, args, extra: list[str], argv: list[str]) -> int:
             *cmd[:len(cmd) - len(targets) - len(extra)], f"<{len(targets) + len(extra)} "
             "targets and options>"]
         print(f"[clients] (cd {root} && {shlex.join(shown)})", flush=True)
-        started = _dt.datetime.now(_dt.timezone.utc)
-        t0 = time.monotonic()
-        rc = subprocess.run(cmd, cwd=root, env=env).returncode
-        duration = time.monotonic() - t0
-        if not report_file.is_file():
-            raise RunnerError(f"pytest exited with {rc} and wrote no JSON report")
-        report = json.loads(report_file.read_text(encoding="utf-8"))
-        if args.full_report is not None:
-            args.full_report.parent.mkdir(parents=True, exist_ok=True)
-            args.full_report.write_text(json.dumps(report), encoding="utf-8")
+        run = run_pytest(cmd, cwd=root, env=env, report_file=report_file,
+                         full_report=args.full_report)
 
-    summary = summarize(report)
+    summary = summarize(run.report)
     nodeids = summary.pop("nodeids")
     # Only a run of the default targets can tell that an entry matches nothing any more.
     unmatched = None if extra else [pattern for pattern, _ in entries
                                     if not any(id_matches(n, pattern) for n in nodeids)]
+    fixed = [n for n in summary["xpassed"] if any(id_matches(n, p) for p, _ in entries)]
     result = {
         "client": client,
         "namespace": args.namespace,
         "device": args.device,
         "device_kind": kind,
         "implicit_host_copy": args.implicit_host_copy,
-        "date": started.replace(microsecond=0).isoformat(),
-        "duration_s": round(duration, 1),
+        "date": run.started.replace(microsecond=0).isoformat(),
+        "duration_s": round(run.duration_s, 1),
         "command": shlex.join(["python", "clients/run.py", *argv]),
-        "pytest_exit_code": rc,
+        "pytest_exit_code": run.exit_code,
         "versions": versions(client, args.namespace),
         "expected_failures_file": _shown_path(expected_path),
         "expected_failure_entries": len(entries),
         "targets": targets or [a for a in extra if not a.startswith("-")],
         **summary,
-        "unexpectedly_passing": [n for n in summary["xpassed"]
-                                 if any(id_matches(n, p) for p, _ in entries)],
+        "unexpectedly_passing": fixed,
         "unmatched_expected_failures": unmatched,
     }
     out_path.parent.mkdir(parents=True, exist_ok=True)
     out_path.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
 
     counts = summary["counts"]
-    print(f"[clients] {client}: passed={counts['passed']} failed={counts['failed']} "
-          f"errors={counts['errors']} xfailed={counts['xfailed']} xpassed={counts['xpassed']} "
-          f"skipped={counts['skipped']} in {duration:.0f}s -> {out_path}", flush=True)
-    fixed = [n for n in summary["xpassed"] if any(id_matches(n, p) for p, _ in entries)]
+    print(f"[clients] {client}: {counts_line(counts)} in {run.duration_s:.0f}s -> {out_path}",
+          flush=True)
     if fixed:
         print(f"[clients] {len(fixed)} tests of {expected_path} pass now: remove their entries "
               "(unexpectedly_passing in the summary)", flush=True)
     if unmatched:
         print(f"[clients] {len(unmatched)} entries of {expected_path} match no test: "
               + ", ".join(unmatched[:5]), flush=True)
-    if rc not in (0, 1):
-        print(f"[clients] pytest exit code {rc} (interrupted, internal or usage error, or no "
-              "test collected)", file=sys.stderr, flush=True)
-        return 1
-    return 0 if counts["failed"] == 0 and counts["errors"] == 0 else 1
+    return exit_status(run.exit_code, counts, "[clients]")
 
 
 # --------------------------------------------------------------------------------------------
@@ -326,8 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    own, extra = (argv[:argv.index("--")], argv[argv.index("--") + 1:]) if "--" in argv else (
-        argv, [])
+    own, extra = split_pytest_arguments(argv)
     parser = build_parser()
     args = parser.parse_args(own)
     clients = list(CLIENTS) if "all" in args.clients else list(dict.fromkeys(args.clients))

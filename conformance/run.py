@@ -39,7 +39,6 @@ Exit status: 0 when nothing failed or errored outside the xfail list,
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
 import json
 import os
 import re
@@ -47,22 +46,21 @@ import shlex
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+HERE = Path(__file__).resolve().parent  # <project>/conformance
+PROJECT_ROOT = HERE.parent
+sys.path.insert(0, str(PROJECT_ROOT))
+
+from conformance._pytest_report import (  # noqa: E402
+    RunnerError, counts_line, exit_status, json_report_options, run_pytest,
+    split_pytest_arguments, summarize)
 
 API_VERSION = "2025.12"
 DEVICE_KINDS = ("cpu", "cuda")
 
-HERE = Path(__file__).resolve().parent  # <project>/conformance
-PROJECT_ROOT = HERE.parent
-
 # "<id>  # <reason>": the id runs up to the first '#' that follows whitespace.
 _ENTRY_RE = re.compile(r"^(?P<id>\S.*?)\s+#\s*(?P<reason>.*?)\s*$")
-_MESSAGE_MAX = 300
-
-
-class RunnerError(Exception):
-    """A problem with the runner's inputs (not a test failure)."""
 
 
 # --------------------------------------------------------------------------
@@ -175,59 +173,6 @@ def probe_versions(env: dict, module: str) -> dict:
 
 
 # --------------------------------------------------------------------------
-# report digestion
-# --------------------------------------------------------------------------
-
-def _message(test: dict) -> str:
-    for phase in ("call", "setup", "teardown"):
-        info = test.get(phase) or {}
-        if info.get("outcome") in ("failed", "error") or "crash" in info:
-            crash = info.get("crash") or {}
-            msg = crash.get("message") or info.get("longrepr") or ""
-            msg = " ".join(str(msg).split())
-            return msg[:_MESSAGE_MAX]
-    return ""
-
-
-def summarize(report: dict) -> dict:
-    tests = report.get("tests", [])
-    counts = {k: 0 for k in ("passed", "failed", "xfailed", "xpassed", "skipped", "errors")}
-    failed, xpassed, errors = [], [], []
-    messages: dict[str, str] = {}
-    for t in tests:
-        outcome = t.get("outcome")
-        nodeid = t["nodeid"]
-        if outcome == "error":
-            counts["errors"] += 1
-            errors.append(nodeid)
-            messages[nodeid] = _message(t)
-        elif outcome in counts:
-            counts[outcome] += 1
-            if outcome == "failed":
-                failed.append(nodeid)
-                messages[nodeid] = _message(t)
-            elif outcome == "xpassed":
-                xpassed.append(nodeid)
-    # collection errors (e.g. a test module that fails to import)
-    for c in report.get("collectors", []) or []:
-        if c.get("outcome") == "failed":
-            nodeid = c.get("nodeid") or "<collection>"
-            counts["errors"] += 1
-            errors.append(nodeid)
-            messages[nodeid] = " ".join(str(c.get("longrepr", "")).split())[:_MESSAGE_MAX]
-    counts["deselected"] = report.get("summary", {}).get("deselected", 0)
-    counts["total"] = len(tests)
-    return {
-        "counts": counts,
-        "failed": sorted(failed),
-        "errors": sorted(errors),
-        "xpassed": sorted(xpassed),
-        "failure_messages": {k: messages[k] for k in sorted(messages)},
-        "nodeids": [t["nodeid"] for t in tests],
-    }
-
-
-# --------------------------------------------------------------------------
 # main
 # --------------------------------------------------------------------------
 
@@ -266,11 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if "--" in argv:
-        i = argv.index("--")
-        own, extra = argv[:i], argv[i + 1:]
-    else:
-        own, extra = argv, []
+    own, extra = split_pytest_arguments(argv)
     parser = build_parser()
     args = parser.parse_args(own)
 
@@ -347,11 +288,7 @@ def _run(args, extra: list[str], argv: list[str]) -> int:
             cmd += ["-p", "_pytest_noshrink"]
         if skips:
             cmd += ["--skips-file", str(write_stripped(skips, tmpdir, "skips.txt"))]
-        cmd += [
-            "--json-report", f"--json-report-file={report_file}",
-            "--json-report-omit", "keywords", "streams", "log", "warnings",
-            "--json-report-indent=0",
-        ]
+        cmd += json_report_options(report_file)
         # default target is the whole suite unless the caller named paths
         if not any(a.startswith("array_api_tests") for a in extra):
             cmd.append("array_api_tests")
@@ -363,19 +300,10 @@ def _run(args, extra: list[str], argv: list[str]) -> int:
               f"xfails={len(xfails)} skips={len(skips)}", flush=True)
         print(f"[conformance] $ {shlex.join(cmd)}", flush=True)
 
-        started = _dt.datetime.now(_dt.timezone.utc)
-        t0 = time.monotonic()
-        rc = subprocess.run(cmd, cwd=suite, env=env).returncode
-        duration = time.monotonic() - t0
+        run = run_pytest(cmd, cwd=suite, env=env, report_file=report_file,
+                         full_report=args.full_report)
 
-        if not report_file.is_file():
-            raise RunnerError(f"pytest exited with {rc} and wrote no JSON report")
-        report = json.loads(report_file.read_text(encoding="utf-8"))
-        if args.full_report is not None:
-            args.full_report.parent.mkdir(parents=True, exist_ok=True)
-            args.full_report.write_text(json.dumps(report), encoding="utf-8")
-
-    s = summarize(report)
+    s = summarize(run.report)
     nodeids = s.pop("nodeids")
     stale_xfails = [tid for tid, _, _ in xfails if not any(id_matches(n, tid) for n in nodeids)]
 
@@ -384,13 +312,13 @@ def _run(args, extra: list[str], argv: list[str]) -> int:
         "device": args.device,
         "device_kind": kind,
         "api_version": API_VERSION,
-        "date": started.replace(microsecond=0).isoformat(),
-        "duration_s": round(duration, 1),
+        "date": run.started.replace(microsecond=0).isoformat(),
+        "duration_s": round(run.duration_s, 1),
         "max_examples": args.max_examples,
         "no_shrink": args.no_shrink,
         "command": shlex.join([sys.executable, str(Path(__file__).resolve()), *argv]),
         "pytest_command": shlex.join(cmd),
-        "pytest_exit_code": rc,
+        "pytest_exit_code": run.exit_code,
         "versions": versions,
         "xfails_file": str(xfails_path),
         "xfail_entries": len(xfails),
@@ -404,22 +332,11 @@ def _run(args, extra: list[str], argv: list[str]) -> int:
     out_path.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
 
     c = s["counts"]
-    print(
-        f"[conformance] passed={c['passed']} failed={c['failed']} errors={c['errors']} "
-        f"xfailed={c['xfailed']} xpassed={c['xpassed']} skipped={c['skipped']} "
-        f"in {duration:.0f}s -> {out_path}",
-        flush=True,
-    )
+    print(f"[conformance] {counts_line(c)} in {run.duration_s:.0f}s -> {out_path}", flush=True)
     if s["xpassed"]:
         print(f"[conformance] {len(s['xpassed'])} xpassed (consider removing from "
               f"{xfails_path.name})", flush=True)
-
-    ok = c["failed"] == 0 and c["errors"] == 0 and rc in (0, 1)
-    if rc not in (0, 1):
-        print(f"[conformance] pytest exit code {rc} (interrupted / internal / usage error"
-              " / no tests collected)",
-              file=sys.stderr, flush=True)
-    return 0 if ok else 1
+    return exit_status(run.exit_code, c, "[conformance]")
 
 
 if __name__ == "__main__":
