@@ -122,7 +122,7 @@ def _plan_column(plan, sms, red, K, sK, M, B, sB, scalar, vec):
     S = split_count(B * tiles, K // (tuning.WARPS * tuning.COLUMN_UNROLL * 2), sms)
     split = S > 1
     plan.key = ("column", red.key(), N, vec, split, tuning.COLUMN_UNROLL,
-                tuning.COLUMN_SPLIT_BLOCKS_PER_SM)
+                tuning.column_split_blocks(red))
     plan.build = lambda: column_spec(red, N, vec, split)
     plan.tail = (K, sK, M, B, sB, S, tiles, scalar)
     plan.grid = B * tiles * S

@@ -377,7 +377,7 @@ def column_spec(red, N, vec, split):
         fold += ["if tid == 0:", "    counters[bt] = uint32(0)"]
         src.section("the tile's last block folds the S partials, stores, resets the counter",
                     ["cuda.syncthreads()", "if last_[0] != 0:"] + _indent(fold))
-    bounds = (tuning.BLOCK, tuning.COLUMN_SPLIT_BLOCKS_PER_SM) if split else ()
+    bounds = (tuning.BLOCK, tuning.column_split_blocks(red)) if split else ()
     return _spec(src, types, None, bounds)
 
 

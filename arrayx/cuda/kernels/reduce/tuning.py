@@ -40,6 +40,9 @@ COLUMN_SHARED_BYTES = 32768
 # blocks an SM must hold of a split column kernel (its registers are capped to fit): its fold
 # would otherwise cost it a block an SM, and 7% on 16k x 16k column sums
 COLUMN_SPLIT_BLOCKS_PER_SM = 5
+# ... and of the moments' split column kernel: its lanes' running sums and Chan merges take 64
+# registers, which 5 blocks would cut to 48, spilling the main loop (ptxas -v)
+MOMENTS_COLUMN_SPLIT_BLOCKS_PER_SM = 4
 
 # a stream's split scratch: group counters (a split has fewer groups than one wave of blocks, so
 # this is generous) ...
@@ -64,3 +67,8 @@ def contig_unroll(red) -> int:
 def hinted_loads(red) -> bool:
     """Whether the contig kernel of `red` loads its vectors with LOAD_HINT (real inputs only)."""
     return bool(LOAD_HINT) and red.in_dt.kind in "iuf"
+
+
+def column_split_blocks(red) -> int:
+    """Blocks an SM must hold of the split column kernel of reduction `red`."""
+    return MOMENTS_COLUMN_SPLIT_BLOCKS_PER_SM if red.moments else COLUMN_SPLIT_BLOCKS_PER_SM
