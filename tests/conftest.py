@@ -17,6 +17,9 @@ Use from any test module (pytest puts tests/ on sys.path, so plain imports work)
                          random NumPy data incl. NaN, +-inf, +-0.0 for floating dtypes.
 * ``ALL_DTYPES``, ``NUMERIC_DTYPES``, ``INT_DTYPES``, ``REAL_FLOAT_DTYPES``, ``COMPLEX_DTYPES``...
 * ``rng`` fixture       ``np.random.default_rng(12345)``.
+* ``run_threads(target, n)``
+                         ``target(i)`` in n threads at once; fails with the errors raised,
+                         each with its thread's index.
 * ``xps``               ``hypothesis.extra.array_api.make_strategies_namespace(arrayx)``
                          (None when it cannot be built; test_interop reports why).
 * ``@pytest.mark.gpu``  skips the test when ``arrayx._devices.cuda_device_count() == 0``.
@@ -31,6 +34,7 @@ with ``HYPOTHESIS_PROFILE=thorough`` (500 examples) or ``HYPOTHESIS_PROFILE=quic
 from __future__ import annotations
 
 import os
+import threading
 
 import numpy as np
 import pytest
@@ -234,6 +238,25 @@ def random_array(rng, shape, dtype, int_range=(-5, 6)):
         low = 0 if dtype.kind == "u" else int_range[0]
         return rng.integers(low, int_range[1], size=shape).astype(dtype)
     return rng.standard_normal(shape).astype(dtype)
+
+
+def run_threads(target, n):
+    """Run ``target(i)`` for i in range(n), each in its own thread, all at once; assert that
+    none raised (the first few errors with their thread's index)."""
+    errors = []
+
+    def guarded(i):
+        try:
+            target(i)
+        except BaseException as e:  # a thread's exception would otherwise only be printed
+            errors.append((i, repr(e)))
+
+    threads = [threading.Thread(target=guarded, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[:4]
 
 
 def upcast(a):

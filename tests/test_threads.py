@@ -10,24 +10,7 @@ import threading
 import numpy as np
 
 import arrayx as xp
-from conftest import to_numpy
-
-
-def _run_threads(target, n):
-    errors = []
-
-    def guarded(i):
-        try:
-            target(i)
-        except BaseException as e:  # reported below with the thread's index
-            errors.append((i, repr(e)))
-
-    threads = [threading.Thread(target=guarded, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors[:4]
+from conftest import run_threads, to_numpy
 
 
 def _integer_chain(x, t, steps):
@@ -45,7 +28,7 @@ def test_sixteen_threads_thousand_ops_each_are_exact():
         x = _integer_chain(xp.asarray(h), t, 333)  # 3 ops a step: 999 ops
         results[t] = to_numpy(x)
 
-    _run_threads(work, 16)
+    run_threads(work, 16)
     for t in range(16):
         expected = _integer_chain(np.arange(257, dtype=np.int64) * (t + 1), t, 333)
         np.testing.assert_array_equal(results[t], expected)
@@ -65,7 +48,7 @@ def test_threads_mixing_reductions_sorts_products_and_transfers(rng):
             np.testing.assert_allclose(to_numpy(xp.cumulative_sum(x, axis=0)), np.cumsum(a, axis=0),
                                        rtol=1e-10, atol=1e-10)
 
-    _run_threads(work, 8)
+    run_threads(work, 8)
 
 
 def test_arrays_made_in_one_thread_are_used_in_another():
@@ -78,4 +61,4 @@ def test_arrays_made_in_one_thread_are_used_in_another():
         other = made[(t + 1) % 4]  # produced by another thread, perhaps still queued
         np.testing.assert_array_equal(to_numpy(other + 1), np.full(1000, 2.0 * ((t + 1) % 4) + 1))
 
-    _run_threads(work, 4)
+    run_threads(work, 4)

@@ -12,26 +12,10 @@ import pytest
 import arrayx as xp
 import arrayx.cuda  # noqa: F401  (xp.cuda)
 from arrayx.cuda.engine import runtime
+from conftest import run_threads
 
 pytestmark = pytest.mark.gpu
 CUDA = xp.Device("cuda:0") if xp.cuda.is_available() else None
-
-
-def _run_threads(target, n):
-    errors = []
-
-    def guarded(i):
-        try:
-            target(i)
-        except BaseException as e:
-            errors.append((i, repr(e)))
-
-    threads = [threading.Thread(target=guarded, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors[:4]
 
 
 def test_each_thread_has_its_own_current_stream():
@@ -84,7 +68,7 @@ def test_threads_streams_allocations_and_syncs(own_stream):
         else:
             body()
 
-    _run_threads(work, 12)
+    run_threads(work, 12)
 
 
 _SKLEARN_THREADS = """
