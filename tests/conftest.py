@@ -20,6 +20,9 @@ Use from any test module (pytest puts tests/ on sys.path, so plain imports work)
 * ``run_threads(target, n)``
                          ``target(i)`` in n threads at once; fails with the errors raised,
                          each with its thread's index.
+* ``run_with_scipy_array_api(script, *args, timeout=300)``
+                         runs a Python script in a fresh process with ``SCIPY_ARRAY_API=1``
+                         and asserts that it printed "ok" last.
 * ``xps``               ``hypothesis.extra.array_api.make_strategies_namespace(arrayx)``
                          (None when it cannot be built; test_interop reports why).
 * ``@pytest.mark.gpu``  skips the test when ``arrayx._devices.cuda_device_count() == 0``.
@@ -34,7 +37,10 @@ with ``HYPOTHESIS_PROFILE=thorough`` (500 examples) or ``HYPOTHESIS_PROFILE=quic
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -257,6 +263,19 @@ def run_threads(target, n):
     for t in threads:
         t.join()
     assert not errors, errors[:4]
+
+
+def run_with_scipy_array_api(script, *args, timeout=300):
+    """Run the Python source `script` (with `args` as its sys.argv[1:]) in a fresh process with
+    SciPy's array-API support on and this checkout first on PYTHONPATH; assert that it exited 0
+    with "ok" as the last line of its output. A subprocess because SciPy reads SCIPY_ARRAY_API
+    once, when first imported (scikit-learn's array-API dispatch needs it)."""
+    root = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ, SCIPY_ARRAY_API="1",
+               PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-c", script, *map(str, args)], env=env,
+                          capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
 
 
 def upcast(a):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
-import os
 import pickle
 import re
 import subprocess
@@ -23,7 +22,7 @@ import numpy as np
 import pytest
 
 import arrayx as xp
-from conftest import DEVICE, assert_array_equal, to_numpy
+from conftest import DEVICE, assert_array_equal, run_with_scipy_array_api, to_numpy
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = ROOT / "clients" / "run.py"
@@ -136,11 +135,7 @@ SEARCH_SCRIPT = textwrap.dedent("""
 
 def test_scikit_learn_searches_over_arrayx_arrays():
     pytest.importorskip("sklearn")
-    env = dict(os.environ, SCIPY_ARRAY_API="1",
-               PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    done = subprocess.run([sys.executable, "-c", SEARCH_SCRIPT, str(DEVICE)], env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
+    run_with_scipy_array_api(SEARCH_SCRIPT, DEVICE)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,16 +1,13 @@
 """Libraries written against the standard run on arrayx arrays: scikit-learn (array API dispatch,
 which needs SCIPY_ARRAY_API=1 before SciPy is imported, hence a subprocess) and array-api-extra."""
 
-import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pytest
 
 import arrayx as xp
-from conftest import to_numpy
+from conftest import run_with_scipy_array_api, to_numpy
 
 SKLEARN_SCRIPT = textwrap.dedent("""
     import numpy as np
@@ -46,10 +43,7 @@ SKLEARN_SCRIPT = textwrap.dedent("""
 
 def test_scikit_learn_estimators_match_numpy():
     pytest.importorskip("sklearn")
-    env = dict(os.environ, SCIPY_ARRAY_API="1")
-    done = subprocess.run([sys.executable, "-c", SKLEARN_SCRIPT], env=env, capture_output=True,
-                          text=True, timeout=300)
-    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
+    run_with_scipy_array_api(SKLEARN_SCRIPT)
 
 
 def test_array_api_extra_functions():

@@ -1,9 +1,6 @@
 """Threads x streams x allocations x syncs on cuda:0, scikit-learn's thread pool on arrayx
 arrays, and a soak of mixed operations whose device memory returns to its baseline."""
 
-import os
-import subprocess
-import sys
 import threading
 
 import numpy as np
@@ -12,7 +9,7 @@ import pytest
 import arrayx as xp
 import arrayx.cuda  # noqa: F401  (xp.cuda)
 from arrayx.cuda.engine import runtime
-from conftest import run_threads
+from conftest import run_threads, run_with_scipy_array_api
 
 pytestmark = pytest.mark.gpu
 CUDA = xp.Device("cuda:0") if xp.cuda.is_available() else None
@@ -95,10 +92,7 @@ def test_scikit_learn_thread_pool_on_cuda_arrays():
     """pairwise_distances / pairwise_kernels with n_jobs=4 (joblib's threads) on cuda arrays
     give NumPy's results (a subprocess: SciPy reads SCIPY_ARRAY_API when first imported)."""
     pytest.importorskip("sklearn")
-    env = dict(os.environ, SCIPY_ARRAY_API="1")
-    run = subprocess.run([sys.executable, "-c", _SKLEARN_THREADS], env=env, capture_output=True,
-                         text=True, timeout=600)
-    assert run.returncode == 0 and run.stdout.strip().endswith("ok"), run.stderr[-3000:]
+    run_with_scipy_array_api(_SKLEARN_THREADS, timeout=600)
 
 
 def test_soak_of_mixed_ops_returns_memory_to_its_baseline():
