@@ -2,8 +2,11 @@
 18's: within 1.1x of PyTorch), beside CuPy and PyTorch.
 
     python benchmarks/reduce_bench.py --out DIR [--log2n 28] [--bandwidth 0] [--moments 0]
+                                      [--moments_unroll N]
 
-(`--bandwidth 0` leaves out the bandwidth rows, `--moments 0` the var/std rows.)
+(`--bandwidth 0` leaves out the bandwidth rows, `--moments 0` the var/std rows;
+`--moments_unroll N` runs the var/std rows with tuning.MOMENTS_UNROLL = N instead of its
+default, to compare.)
 
 Data: 2^28 float32 elements (random normal, generated on the GPU by CuPy and shared with arrayx
 and PyTorch through DLPack) and a 16k x 16k float32 matrix (the same 1 GiB). Each row: the
@@ -156,7 +159,10 @@ def moment_table_lines(rows):
 
 
 def main():
-    a, H = start_benchmark("arrayx CUDA reductions", bandwidth=1, moments=1)
+    a, H = start_benchmark("arrayx CUDA reductions", bandwidth=1, moments=1, moments_unroll=0)
+    if a.moments_unroll:
+        from arrayx.cuda.kernels.reduce import tuning
+        tuning.MOMENTS_UNROLL = a.moments_unroll
     n = 1 << a.log2n
     side = 1 << (a.log2n // 2)
     libs = {"torch": H.torch} if H.torch is not None else {}

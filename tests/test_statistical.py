@@ -567,6 +567,31 @@ def test_var_of_a_million_elements_with_a_large_mean(rng, dtype, offset, spread,
     np.testing.assert_allclose(got_rows, _moments_reference("var", rows, 0), rtol=10 * rtol)
 
 
+@pytest.mark.parametrize("fn", ["var", "std", "nanvar", "nanstd"])
+def test_var_std_are_one_primitive_call(monkeypatch, rng, fn):
+    """One call of the backend's `moments` and nothing else (on cuda: one launch), for floating
+    and integer input, over axes, no axis and a 0-d array."""
+    from arrayx._backend import PRIMITIVES
+    cases = [(xp.asarray(rng.standard_normal((20, 30))), 0), (xp.asarray(np.arange(12)), None),
+             (xp.asarray(rng.standard_normal((3, 4), dtype=np.float32)), ()),
+             (xp.asarray(np.float64(2.0)), None)]
+    backend = cases[0][0]._device.backend
+    calls = []
+
+    def counted(name, primitive):
+        def call(*args, **kwargs):
+            calls.append(name)
+            return primitive(*args, **kwargs)
+        return call
+
+    for name in PRIMITIVES:
+        monkeypatch.setattr(backend, name, counted(name, getattr(backend, name)))
+    for x, axis in cases:
+        calls.clear()
+        getattr(xp, fn)(x, axis=axis)
+        assert calls == ["moments"]
+
+
 def test_moments_primitive_of_complex_input_is_real(rng):
     """The `moments` primitive (var/std of complex: var of the real plus var of the imaginary
     parts, a real result), beyond what the namespace's var takes."""

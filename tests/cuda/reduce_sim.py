@@ -60,6 +60,7 @@ def _namespace(spec):
 
 # so that inputs small enough to simulate split
 tuning.UNROLL, tuning.ARG_UNROLL, tuning.COLUMN_UNROLL = 2, 1, 2
+tuning.MOMENTS_UNROLL = 2
 _counters = np.zeros(tuning.COUNTERS, np.uint32)
 
 

@@ -20,6 +20,9 @@ WARPS = BLOCK // 32
 UNROLL = 16
 # the same for argmax/argmin: their (value, index) compare chain is longer, and 16 lost to 4
 ARG_UNROLL = 4
+# ... and for the moments: a block's row of 8192 float32 (2048 vectors) takes this loop twice,
+# where 16 (4096 vectors a block) would leave it all to the one-vector loop
+MOMENTS_UNROLL = 4
 # ...capped at this many elements a lane: numba's compile time grows steeply with the unrolled
 # body (16 vectors of uint8 max took 111 s)
 UNROLLED_ELEMENTS = 64
@@ -61,7 +64,8 @@ def contig_unroll(red) -> int:
     """Vectors a contig lane of reduction `red` loads at once: the knob, capped at
     UNROLLED_ELEMENTS elements."""
     per_vector = vector_width(red.in_dt.itemsize)
-    return max(1, min(ARG_UNROLL if red.arg else UNROLL, UNROLLED_ELEMENTS // per_vector))
+    knob = ARG_UNROLL if red.arg else (MOMENTS_UNROLL if red.moments else UNROLL)
+    return max(1, min(knob, UNROLLED_ELEMENTS // per_vector))
 
 
 def hinted_loads(red) -> bool:
