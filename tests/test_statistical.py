@@ -469,7 +469,7 @@ _MOMENT_LAYOUTS = [
     ((3001, 32), lambda a: a, 0),
     ((3001, 33), lambda a: a, 0),
     ((100003,), lambda a: a, None),
-    ((100003,), lambda a: a[3::-1], None),
+    ((100003,), lambda a: a[-4::-1], None),
     ((40, 30, 20), lambda a: a[::2, 1:, ::-1], (0, 2)),
     ((300, 64), lambda a: a.T, 1),
     ((17, 9, 64), lambda a: a[1:], (0, 1)),
