@@ -2,13 +2,14 @@
 NVVM IR), NVVM (IR -> PTX) and nvJitLink (PTX -> cubin), per precompile spec, beside the sizes
 of its generated source, PTX and cubin.
 
-    python benchmarks/probes/compile_phases.py [--cc 9.0] [--per-group 3] [--match REGEX] [--json FILE]
+    python benchmarks/probes/compile_phases.py [--cc 9.0] [--per-group 3] [--match REGEX]
+        [--json FILE]
 
 Picks up to --per-group specs of each group of ``precompile.specs()`` (a group: the kernel name
-up to its first dtype word, e.g. ``scan_row_sum`` or ``ew_add``), spread over the group, or every
-spec whose name matches --match; compiles each in this one process (numba warmed up first, so
-the first spec does not pay numba's start-up), and prints the rows slowest first and the totals
-per group. Nothing is written to the kernel cache.
+up to its first dtype word, e.g. ``scan_sum`` or ``ew_add``), spread over the group, among the
+specs whose name matches --match (default: all); compiles each in this one process (numba
+warmed up first, so the first spec does not pay numba's start-up), and prints the rows slowest
+first and the totals per group. Nothing is written to the kernel cache.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def group_of(name: str) -> str:
 def pick(specs, per_group: int, match: str | None):
     if match:
         pattern = re.compile(match)
-        return [s for s in specs if pattern.search(s.name)]
+        specs = [s for s in specs if pattern.search(s.name)]
     groups: dict = {}
     for s in specs:
         groups.setdefault(group_of(s.name), []).append(s)
@@ -73,11 +74,16 @@ def timed_compile(spec, cc):
     return total - spent["nvvm"], spent["nvvm"], link, len(ptx), len(cubin or b"")
 
 
+def _line(r) -> str:
+    return (f"{r['front_s'] + r['nvvm_s'] + r['link_s']:7.2f} s  front {r['front_s']:6.2f}  "
+            f"nvvm {r['nvvm_s']:6.2f}  link {r['link_s']:6.2f}  {r['name']}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cc", default="9.0")
     ap.add_argument("--per-group", type=int, default=3)
-    ap.add_argument("--match", default=None, help="regex on spec names (instead of sampling)")
+    ap.add_argument("--match", default=None, help="only specs whose name this regex finds")
     ap.add_argument("--json", default=None, help="write the rows to this file")
     a = ap.parse_args()
     cc = tuple(int(x) for x in a.cc.split("."))
@@ -94,15 +100,12 @@ def main():
                      "source_lines": spec.source.count("\n"), "front_s": front,
                      "nvvm_s": nvvm_s, "link_s": link, "ptx_bytes": ptx_bytes,
                      "cubin_bytes": cubin_bytes})
-        r = rows[-1]
-        print(f"{r['front_s'] + r['nvvm_s'] + r['link_s']:7.2f} s  front {r['front_s']:6.2f}"
-              f"  nvvm {r['nvvm_s']:6.2f}  link {r['link_s']:6.2f}  src {r['source_lines']:4d} l"
-              f"  ptx {ptx_bytes // 1024:5d} KiB  {spec.name}", flush=True)
+        print(_line(rows[-1]) + f"  src {rows[-1]['source_lines']:4d} l  ptx "
+              f"{ptx_bytes // 1024:5d} KiB", flush=True)
     rows.sort(key=lambda r: -(r["front_s"] + r["nvvm_s"] + r["link_s"]))
     print("\nslowest first:")
     for r in rows[:25]:
-        print(f"{r['front_s'] + r['nvvm_s'] + r['link_s']:7.2f} s  front {r['front_s']:6.2f}"
-              f"  nvvm {r['nvvm_s']:6.2f}  link {r['link_s']:6.2f}  {r['name']}")
+        print(_line(r))
     groups: dict = {}
     for r in rows:
         g = groups.setdefault(r["group"], [0, 0.0, 0.0, 0.0])
@@ -112,7 +115,8 @@ def main():
         g[3] += r["link_s"]
     print("\nmean per spec by group (n, front, nvvm, link, total):")
     for name, (n, f, v, k) in sorted(groups.items(), key=lambda kv: -sum(kv[1][1:]) / kv[1][0]):
-        print(f"  {name:40s} {n:3d}  {f / n:6.2f} {v / n:6.2f} {k / n:6.2f}  {(f + v + k) / n:6.2f}")
+        total = (f + v + k) / n
+        print(f"  {name:40s} {n:3d}  {f / n:6.2f} {v / n:6.2f} {k / n:6.2f}  {total:6.2f}")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)
