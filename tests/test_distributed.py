@@ -1,0 +1,308 @@
+"""arrayx.distributed on host arrays: jobs of 1, 2 and 3 ranks started by the launcher in
+subprocesses, every collective exact against NumPy, argument errors, and a rank that dies or
+stays silent making the others raise instead of hang.
+
+This file is also the ranks' program: ``python -m arrayx.distributed.run -n N --device cpu
+tests/test_distributed.py WORKER`` runs ``WORKER`` (a function below) on every rank, which
+prints "ok" and its count of checks when all pass. Each rank makes every rank's data from a seed
+of its own, so each can compute the expected results with NumPy alone.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import arrayx as xp
+import arrayx.distributed as dist
+from conftest import ALL_DTYPES, assert_array_equal, make_data
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CPU = xp.Device("cpu")
+_UFUNCS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+# ---- the ranks' side --------------------------------------------------------------------
+
+def _ops(dtype):
+    return ("sum",) if np.dtype(dtype).kind == "c" else ("sum", "prod", "max", "min")
+
+
+def _part(dtype, shape, r, seed):
+    """Rank r's data, as an arrayx array and as NumPy; shape "view" is an offset, strided view."""
+    rng = np.random.default_rng([seed, r])
+    if shape == "view":
+        h = make_data(dtype, (dist.size() + 1, 9), rng)
+        return xp.asarray(h)[1:, ::2], h[1:, ::2]
+    h = make_data(dtype, shape, rng)
+    return xp.asarray(h), h
+
+
+def _reference(parts, op):
+    with np.errstate(all="ignore"):
+        return np.asarray(functools.reduce(_UFUNCS[op], parts))
+
+
+def worker_collectives():
+    n, me = dist.size(), dist.rank()
+    checks = 0
+    shapes = [(), (0,), (7,), (3, 4), (2, 0, 3), "view"]
+    for seed, dtype in enumerate(ALL_DTYPES):
+        for shape in shapes:
+            x, _ = _part(dtype, shape, me, seed)
+            parts = [_part(dtype, shape, r, seed)[1] for r in range(n)]
+            for op in _ops(dtype):
+                assert_array_equal(dist.all_reduce(x, op), _reference(parts, op), device=CPU)
+                checks += 1
+            assert_array_equal(dist.all_gather(x), np.stack(parts), device=CPU)
+            for root in range(n):
+                assert_array_equal(dist.broadcast(x, root), parts[root], device=CPU)
+            checks += 1 + n
+            if n > 1:  # a ring: each rank sends to the next and receives from the previous
+                nxt, prev = (me + 1) % n, (me - 1) % n
+                if me % 2 == 0:
+                    dist.send(x, nxt)
+                    got = dist.recv(x.shape, x.dtype, prev, device="cpu")
+                else:
+                    got = dist.recv(x.shape, x.dtype, prev, device="cpu")
+                    dist.send(x, nxt)
+                assert_array_equal(got, parts[prev], device=CPU)
+                checks += 1
+        for block in [(), (0,), (3, 2), "view"]:
+            shape = "view" if block == "view" else (n,) + block
+            x, _ = _part(dtype, shape, me, seed + 100)
+            parts = [_part(dtype, shape, r, seed + 100)[1] for r in range(n)]
+            for op in _ops(dtype):
+                total = _reference(parts, op)
+                got = dist.reduce_scatter(x, op)
+                assert_array_equal(got, total[me], device=CPU)
+                assert_array_equal(dist.all_gather(got), total, device=CPU)
+                checks += 2
+    # every rank's view of the group, and the inputs left as they were
+    assert_array_equal(dist.all_gather(xp.asarray(me)), np.arange(n), device=CPU)
+    x = xp.asarray(np.arange(5.0))
+    dist.all_reduce(x)
+    assert_array_equal(x, np.arange(5.0), device=CPU)
+    print(f"rank {me} ok {checks + 2}", flush=True)
+
+
+def worker_mismatches():
+    """Arguments that differ across ranks: a ValueError on every rank, the group still usable."""
+    me = dist.rank()
+    cases = [
+        lambda: dist.all_reduce(xp.ones((me + 1,))),
+        lambda: dist.all_reduce(xp.ones(3, dtype=xp.float32 if me else xp.float64)),
+        lambda: dist.all_reduce(xp.ones(3), "max" if me else "sum"),
+        lambda: dist.broadcast(xp.ones(3), root=me),
+        lambda: dist.broadcast(xp.ones((2, me + 1)), root=0),
+        lambda: dist.recv((4,), xp.float64, 0) if me else dist.send(xp.ones(3), 1),
+    ]
+    for case in cases:
+        try:
+            case()
+        except ValueError as e:
+            print(f"rank {me} ValueError: {e}", flush=True)
+        else:
+            if not (me == 0 and case is cases[-1]):  # the sender cannot know
+                raise AssertionError(f"rank {me}: no ValueError")
+    assert_array_equal(dist.all_reduce(xp.asarray([me, 1])), np.array([1, 2]), device=CPU)
+    print(f"rank {me} ok", flush=True)
+
+
+def worker_dies():
+    """Rank 1 dies before the collective; the others must raise DistributedError quickly."""
+    me = dist.rank()
+    dist.barrier()
+    if me == 1:
+        os._exit(3)
+    start = time.monotonic()
+    try:
+        dist.all_reduce(xp.ones(1000))
+    except dist.DistributedError as e:
+        print(f"rank {me} raised DistributedError after {time.monotonic() - start:.2f} s: {e}",
+              flush=True)
+    try:
+        dist.all_reduce(xp.ones(3))
+    except dist.DistributedError as e:
+        print(f"rank {me} then: {e}", flush=True)
+
+
+def worker_silent():
+    """Rank 1 stops answering; the others raise after the timeout."""
+    me = dist.rank()
+    dist.barrier()
+    if me == 1:
+        time.sleep(120)
+    start = time.monotonic()
+    try:
+        dist.all_reduce(xp.ones(10))
+    except dist.DistributedError as e:
+        print(f"rank {me} raised DistributedError after {time.monotonic() - start:.2f} s: {e}",
+              flush=True)
+        sys.exit(5)
+
+
+def worker_environment():
+    print(f"rank {dist.rank()} size {dist.size()} device {xp.asarray(1).device} local "
+          f"{os.environ['ARRAYX_DISTRIBUTED_LOCAL_RANK']} nvls {os.environ['NCCL_NVLS_ENABLE']}",
+          flush=True)
+    sys.exit(int(os.environ.get("EXIT_STATUS_OF_RANK_%d" % dist.rank(), "0")))
+
+
+# ---- the test side ----------------------------------------------------------------------
+
+def _launch(n, worker, *launcher_args, timeout=240, **env):
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("ARRAYX_DISTRIBUTED_")}
+    full_env.update(env, PYTHONPATH=os.pathsep.join([REPO, os.environ.get("PYTHONPATH", "")]))
+    start = time.monotonic()
+    r = subprocess.run([sys.executable, "-m", "arrayx.distributed.run", "-n", str(n),
+                        "--device", "cpu", *launcher_args, os.path.abspath(__file__), worker],
+                       capture_output=True, text=True, env=full_env, timeout=timeout, cwd=REPO)
+    r.elapsed = time.monotonic() - start
+    return r
+
+
+def _report(r):
+    return f"status {r.returncode}\nstdout:\n{r.stdout}\nstderr:\n{r.stderr[-6000:]}"
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_every_collective_is_exact(n):
+    r = _launch(n, "worker_collectives")
+    assert r.returncode == 0, _report(r)
+    for rank in range(n):
+        assert f"rank {rank} ok" in r.stdout, _report(r)
+
+
+def test_arguments_that_differ_across_ranks_raise_value_error_on_every_rank():
+    r = _launch(2, "worker_mismatches")
+    assert r.returncode == 0, _report(r)
+    assert r.stdout.count("rank 0 ValueError") == 5 and r.stdout.count("rank 1 ValueError") == 6
+    assert "rank 0 ok" in r.stdout and "rank 1 ok" in r.stdout, _report(r)
+    assert "differ in shape or dtype" in r.stdout and "different root" in r.stdout
+
+
+def test_a_rank_that_dies_makes_the_others_raise_at_once():
+    r = _launch(3, "worker_dies", ARRAYX_DISTRIBUTED_TIMEOUT="100")
+    assert r.returncode == 3, _report(r)  # the dead rank's status
+    for rank in (0, 2):
+        assert f"rank {rank} raised DistributedError" in r.stdout, _report(r)
+        assert f"rank {rank} then: the group is broken" in r.stdout, _report(r)
+    assert r.elapsed < 60, _report(r)  # far below the timeout: a closed connection is seen
+
+
+def test_a_silent_rank_times_out_and_the_launcher_kills_it():
+    r = _launch(3, "worker_silent", "--grace", "1", ARRAYX_DISTRIBUTED_TIMEOUT="2")
+    assert r.returncode == 5, _report(r)
+    for rank in (0, 2):
+        assert f"rank {rank} raised DistributedError" in r.stdout, _report(r)
+    assert "within 2 s" in r.stdout, _report(r)
+    assert "killing rank 1" in r.stderr, _report(r)
+    assert r.elapsed < 60, _report(r)  # not the silent rank's 120 s
+
+
+def test_launcher_environment_and_exit_status():
+    r = _launch(3, "worker_environment", EXIT_STATUS_OF_RANK_2="7")
+    assert r.returncode == 7, _report(r)
+    for rank in range(3):
+        assert f"rank {rank} size 3 device cpu local {rank} nvls 0" in r.stdout, _report(r)
+    r = _launch(2, "worker_environment")
+    assert r.returncode == 0, _report(r)
+
+
+def test_launcher_refuses_bad_arguments():
+    r = subprocess.run([sys.executable, "-m", "arrayx.distributed.run", "-n", "0", "x.py"],
+                       capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert r.returncode == 2 and "-n must be at least 1" in r.stderr
+
+
+@pytest.mark.skipif(xp._devices.cuda_device_count() > 0, reason="this host has a GPU")
+def test_launcher_on_cuda_without_gpus_says_why():
+    r = subprocess.run([sys.executable, "-m", "arrayx.distributed.run", "-n", "2", "--device",
+                        "cuda", "x.py"], capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert r.returncode == 1 and "need 2 GPUs" in r.stderr and "--device cpu" in r.stderr
+
+
+# ---- one process: a job of one rank, and argument errors --------------------------------
+
+@pytest.fixture
+def single(monkeypatch):
+    for k in list(os.environ):
+        if k.startswith("ARRAYX_DISTRIBUTED_"):
+            monkeypatch.delenv(k)
+    dist.shutdown()
+    dist.init()
+    yield
+    dist.shutdown()
+
+
+def test_without_the_launcher_a_process_is_a_job_of_one(single):
+    assert (dist.rank(), dist.size()) == (0, 1)
+    h = np.arange(6, dtype=np.int32).reshape(2, 3)
+    assert_array_equal(dist.all_reduce(xp.asarray(h, device="cpu"), "prod"), h, device=CPU)
+    assert_array_equal(dist.all_gather(xp.asarray(h, device="cpu")), h[None], device=CPU)
+    assert_array_equal(dist.reduce_scatter(xp.asarray(h[:1], device="cpu")), h[0], device=CPU)
+    dist.barrier()
+
+
+def test_bad_arguments(single):
+    x = xp.ones(3, device="cpu")
+    with pytest.raises(TypeError, match="arrayx array"):
+        dist.all_reduce(np.ones(3))
+    with pytest.raises(TypeError, match="op must be a str"):
+        dist.all_reduce(x, op=None)
+    with pytest.raises(ValueError, match="op must be one of"):
+        dist.all_reduce(x, op="mean")
+    with pytest.raises(TypeError, match="complex arrays can only be summed"):
+        dist.all_reduce(xp.ones(3, dtype=xp.complex64, device="cpu"), "max")
+    with pytest.raises(ValueError, match="first axis of length"):
+        dist.reduce_scatter(xp.ones((2, 3), device="cpu"))
+    with pytest.raises(ValueError, match="first axis of length"):
+        dist.reduce_scatter(xp.asarray(1.0, device="cpu"))
+    with pytest.raises(ValueError, match="not a rank"):
+        dist.broadcast(x, root=1)
+    with pytest.raises(TypeError, match="root must be an int"):
+        dist.broadcast(x, root=0.0)
+    with pytest.raises(TypeError, match="root must be an int"):
+        dist.broadcast(x, root=True)
+    with pytest.raises(ValueError, match="this rank itself"):
+        dist.send(x, 0)
+    with pytest.raises(ValueError, match="not a rank"):
+        dist.recv((3,), xp.float64, -1)
+    with pytest.raises(TypeError, match="dtype"):
+        dist.recv((3,), "float16", 0)
+    with pytest.raises(ValueError, match="negative dimension"):
+        dist.recv((-1,), xp.float64, 0)
+    with pytest.raises(TypeError, match="shape"):
+        dist.recv("3", xp.float64, 0)
+    with pytest.raises(ValueError, match="timeout"):
+        dist.init(timeout=0)
+
+
+def test_bad_environment(monkeypatch):
+    dist.shutdown()
+    monkeypatch.setenv("ARRAYX_DISTRIBUTED_SIZE", "2")
+    monkeypatch.setenv("ARRAYX_DISTRIBUTED_RANK", "2")
+    with pytest.raises(ValueError, match="do not describe a rank"):
+        dist.init()
+    monkeypatch.setenv("ARRAYX_DISTRIBUTED_RANK", "1")
+    monkeypatch.delenv("ARRAYX_DISTRIBUTED_ADDRESS", raising=False)
+    with pytest.raises(ValueError, match="ARRAYX_DISTRIBUTED_ADDRESS"):
+        dist.init()
+    monkeypatch.setenv("ARRAYX_DISTRIBUTED_ADDRESS", "nowhere")
+    with pytest.raises(ValueError, match="host:port"):
+        dist.init()
+    monkeypatch.setenv("ARRAYX_DISTRIBUTED_TIMEOUT", "soon")
+    with pytest.raises(ValueError, match="ARRAYX_DISTRIBUTED_TIMEOUT"):
+        dist.init()
+    assert not dist.is_initialized()
+
+
+if __name__ == "__main__":
+    globals()[sys.argv[1]]()
