@@ -63,8 +63,11 @@ class Array:
     _data: Any  # the backend-native array
     _device: Device
 
-    # Make NumPy defer to our reflected operators (`np_scalar + x`).
-    __array_ufunc__ = None
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """NumPy ufuncs on arrayx arrays run as arrayx functions on the array's device
+        (``np.sqrt(x)``, ``np.sum(x)``, ``np_scalar * x``): see ``_numpy_ufuncs``."""
+        from ._numpy_ufuncs import array_ufunc
+        return array_ufunc(ufunc, method, inputs, kwargs)
 
     def __new__(cls, *args, **kwargs):
         raise TypeError("arrayx arrays are created by the namespace's functions (arrayx.asarray, "

@@ -86,10 +86,9 @@ STANDARD_METHODS = ([f"__{form}{op}__" for op in _BINARY for form in ("", "r", "
                        "__getitem__", "__setitem__", "__dlpack__", "__dlpack_device__",
                        "__array_namespace__", "to_device"])
 STANDARD_ATTRIBUTES = ["dtype", "device", "ndim", "shape", "size", "T", "mT"]
-EXTRA_METHODS = ["__array__", "__repr__", "__str__", "__format__", "__len__", "__iter__",
-                 "__hash__", "__copy__", "__deepcopy__", "__reduce__"]
-CLASS_MACHINERY = {"__module__", "__doc__", "__slots__", "__weakref__", "__annotations__", "__new__",
-                   "__array_ufunc__"}
+EXTRA_METHODS = ["__array__", "__array_ufunc__", "__repr__", "__str__", "__format__", "__len__",
+                 "__iter__", "__hash__", "__copy__", "__deepcopy__", "__reduce__"]
+CLASS_MACHINERY = {"__module__", "__doc__", "__slots__", "__weakref__", "__annotations__", "__new__"}
 
 
 def test_array_object_members_are_exactly_the_standard_ones_and_the_extras():
@@ -269,7 +268,7 @@ def test_reflected_operators_swap_the_operands(op):
 
 
 def test_numpy_scalars_are_weak_on_either_side():
-    # NumPy defers to the reflected operators (Array.__array_ufunc__ is None)
+    # NumPy's scalar operators call the ufunc, which Array.__array_ufunc__ runs as arrayx's
     a = np.array([1.0, 2.5], dtype=np.float32)
     x = xp.asarray(a)
     for r, expected in ((np.float64(1.5) * x, a * np.float32(1.5)),
