@@ -3,7 +3,11 @@
 A normalised key is a tuple of int (in range, non-negative), slice, None, Ellipsis (at most
 one) and native integer or boolean arrays of the same device. Python ints out of range raise
 IndexError here; integer arrays are range-checked by the backend (NumPy raises IndexError; the
-CUDA backend checks on the device).
+CUDA backend checks on the device). Broadcasting is checked here too: the index arrays against
+each other, and an assigned array against the selection. A boolean array that shares its key
+with other index arrays becomes its nonzero() integer arrays (NumPy's meaning of it), so that
+every index array's shape is known here; the length of a lone boolean array's selection (its
+count of True) is the one shape left to the backend, which learns it when it reads the mask.
 
 Beyond the standard, keys take what NumPy takes for its own arrays: lists of ints or bools and
 NumPy integer or boolean arrays (scikit-learn indexes with them) become arrayx arrays on x's
@@ -19,7 +23,7 @@ import numpy as np
 
 from . import _dtypes as dt
 from ._array_object import Array
-from ._validation import python_scalar_fits, check_int_in_range
+from ._validation import broadcast_shapes, check_int_in_range, python_scalar_fits
 
 
 def _as_index_array(entry, device):
@@ -91,6 +95,7 @@ def normalize_key(x: Array, key) -> tuple:
             consumed += 1
     if consumed > ndim:
         raise IndexError(f"too many indices for an array of {ndim} dimension(s): the key indexes {consumed}")
+    several_arrays = sum(type(entry) is Array for entry in entries) > 1
     # Resolve each Python int against its dimension.
     dim = 0
     out = []
@@ -113,6 +118,9 @@ def normalize_key(x: Array, key) -> tuple:
                     # A mask with an empty dimension selects nothing, whatever the array's size.
                     entry = Array._new(device.backend.full(device, mask_shape, False, dt.bool), device)
                 dim += entry.ndim
+                if several_arrays and entry.ndim:
+                    out.extend(device.backend.nonzero(entry._data))
+                    continue
             else:
                 dim += 1
             out.append(entry._data)
@@ -125,7 +133,84 @@ def normalize_key(x: Array, key) -> tuple:
         else:
             out.append(entry)
         dim += 1
-    return tuple(out)
+    out = tuple(out)
+    if several_arrays:
+        selection_shape(shape, out, device)  # the index arrays broadcast together
+    return out
+
+
+def _is_native_array(entry) -> bool:
+    return hasattr(entry, "shape")
+
+
+def selection_shape(shape, key: tuple, device) -> tuple:
+    """The shape x[key] selects for a normalised key, in NumPy's order (the index arrays'
+    broadcast shape where the first of them stands when they are adjacent in the key, else
+    first); None for the count of the key's one boolean array of rank >= 1. A 0-d boolean array
+    (NumPy's new axis of length 1 or 0) is read: on a GPU, one synchronisation. IndexError, as
+    NumPy's, when the index arrays do not broadcast together."""
+    ndim = len(shape)
+    arrays = [entry for entry in key if _is_native_array(entry)]
+    consumed = sum(entry.ndim if _is_native_array(entry) and entry.dtype.kind == "b" else 1
+                   for entry in key if entry is not None and entry is not Ellipsis)
+    basic = []     # the sizes of the dims that slices, None and Ellipsis make, in key order
+    advanced = []  # the shapes of the advanced indices (Python ints among arrays are 0-d)
+    positions = []
+    insert_at = None
+    dim = 0
+    for position, entry in enumerate(key):
+        if entry is None:
+            basic.append(1)
+        elif entry is Ellipsis:
+            basic.extend(shape[dim:dim + ndim - consumed])
+            dim += ndim - consumed
+        elif isinstance(entry, slice):
+            basic.append(len(range(*entry.indices(shape[dim]))))
+            dim += 1
+        elif not arrays:  # an int of a basic key drops its dim
+            dim += 1
+        else:
+            if insert_at is None:
+                insert_at = len(basic)
+            positions.append(position)
+            if not _is_native_array(entry):
+                advanced.append(())
+                dim += 1
+            elif entry.dtype.kind != "b":
+                advanced.append(tuple(entry.shape))
+                dim += 1
+            elif entry.ndim == 0:
+                advanced.append((1,) if bool(Array._new(entry, device)) else (0,))
+            else:
+                advanced.append((None,))
+                dim += entry.ndim
+    basic.extend(shape[dim:])
+    if any(None in s for s in advanced):  # the lone boolean array (other entries are 0-d)
+        broadcast = (None,)
+    else:
+        try:
+            broadcast = broadcast_shapes(*advanced)
+        except ValueError:
+            raise IndexError("shape mismatch: indexing arrays could not be broadcast together "
+                             f"with shapes {' '.join(str(s) for s in advanced)}") from None
+    if insert_at is None or positions != list(range(positions[0], positions[-1] + 1)):
+        insert_at = 0
+    return tuple(basic[:insert_at]) + broadcast + tuple(basic[insert_at:])
+
+
+def _check_value_broadcasts(value_shape: tuple, selection: tuple) -> None:
+    """An assigned array must broadcast to the selection (leading dims of size 1 may exceed
+    it, as in NumPy); a None of the selection (a mask's count) takes any size here, the backend
+    checks it once it knows the count."""
+    shape = list(value_shape)
+    while len(shape) > len(selection) and shape[0] == 1:
+        del shape[0]
+    if len(shape) > len(selection) or any(
+            n != 1 and m is not None and n != m for n, m in zip(shape[::-1], selection[::-1])):
+        shown = "(" + ", ".join("count" if m is None else str(m) for m in selection) + \
+            ("," if len(selection) == 1 else "") + ")"
+        raise ValueError(f"cannot assign a value of shape {tuple(value_shape)} to a selection "
+                         f"of shape {shown}")
 
 
 def getitem(x: Array, key):
@@ -144,6 +229,7 @@ def setitem(x: Array, key, value):
                                 f"promote to {dt.promote(value.dtype, x.dtype)}; use astype() first")
             value = Array._new(x._device.backend.astype(value._data, x.dtype, True), x._device)
         value = value._data
+        _check_value_broadcasts(value.shape, selection_shape(x.shape, native_key, x._device))
     elif isinstance(value, (bool, int, float, complex)):
         if not python_scalar_fits(value, x.dtype):
             raise TypeError(f"cannot assign a Python {type(value).__name__} into a {x.dtype} array")

@@ -150,6 +150,88 @@ def test_too_many_indices_and_bad_keys():
             x[key]
 
 
+_MASK4 = np.array([True, False, True, True])
+#: Keys of a (4, 3, 5) array whose index arrays do not broadcast together (NumPy's IndexError).
+_UNBROADCASTABLE_KEYS = [
+    (np.array([0, 2]), np.array([1, 1, 2])),
+    (np.array([0, 2]), slice(None), np.array([1, 4, 0])),
+    (_MASK4, np.array([0, 1])),
+    (_MASK4, slice(None), np.array([0, 1, 2, 3])),
+    (np.array(False), np.array([1, 2])),
+    (np.ones((4, 3), bool), np.array([1, 2])),
+]
+
+
+def _device_key(key):
+    return tuple(xp.asarray(k) if isinstance(k, np.ndarray) else k for k in key)
+
+
+@pytest.mark.parametrize("key", _UNBROADCASTABLE_KEYS, ids=str)
+def test_index_arrays_that_do_not_broadcast_raise_index_error(key, rng):
+    data = rng.standard_normal((4, 3, 5))
+    with pytest.raises(IndexError):
+        data[key]
+    x = xp.asarray(data)
+    with pytest.raises(IndexError, match="broadcast"):
+        x[_device_key(key)]
+    with pytest.raises(IndexError, match="broadcast"):
+        x[_device_key(key)] = 1.0
+    assert_array_equal(x, data)
+
+
+#: (key, value shape) pairs on a (4, 3, 5) array: the value does not broadcast to the selection.
+_UNBROADCASTABLE_VALUES = [
+    ((slice(None), 0), (3,)),
+    ((Ellipsis,), (2, 4, 3, 5)),
+    ((np.array([0, 2]),), (3, 3, 5)),
+    ((np.array([0, 2]), 1), (2, 4)),
+    ((slice(None), np.array([[0], [2]]), np.array([1, 4, 0])), (4, 2, 2)),
+    ((_MASK4,), (3, 3, 4)),
+    ((_MASK4,), (2, 3, 5)),  # three rows selected, the count is checked when it is known
+    ((_MASK4, 1), (3, 4)),
+    ((slice(None), np.ones((3, 5), bool)), (4, 14)),
+    ((np.array(True), 0), (2, 3, 5)),
+    ((_MASK4, np.array([0, 1, 2])), (2,)),
+]
+
+
+@pytest.mark.parametrize("key, value_shape", _UNBROADCASTABLE_VALUES, ids=str)
+def test_assigned_values_that_do_not_broadcast_raise_value_error(key, value_shape, rng):
+    data = rng.standard_normal((4, 3, 5))
+    value = rng.standard_normal(value_shape)
+    with pytest.raises(ValueError):
+        data.copy()[key] = value
+    x = xp.asarray(data)
+    with pytest.raises(ValueError):
+        x[_device_key(key)] = xp.asarray(value)
+    assert_array_equal(x, data)
+
+
+#: (key, value shape) pairs that broadcast: leading dims of 1, a mask among other index arrays
+#: (its nonzero() indices), a 0-d boolean among integer arrays.
+_BROADCASTABLE_VALUES = [
+    ((slice(None), 0), (1, 1, 4, 5)),
+    ((np.array([0, 2]), np.array([[1], [2]])), (2, 1, 5)),
+    ((_MASK4, np.array([0, 1, 2])), (1, 5)),
+    ((_MASK4, slice(None), np.array([4])), (3, 3)),
+    ((np.ones((4, 3), bool), np.array([1])), (12,)),
+    ((np.array(True), np.array([1, 2])), (2, 3, 5)),
+    ((_MASK4,), (3, 1, 5)),
+]
+
+
+@pytest.mark.parametrize("key, value_shape", _BROADCASTABLE_VALUES, ids=str)
+def test_broadcastable_keys_and_values_select_and_assign_as_numpy(key, value_shape, rng):
+    data = rng.standard_normal((4, 3, 5))
+    value = rng.standard_normal(value_shape)
+    x = xp.asarray(data)
+    assert_array_equal(x[_device_key(key)], data[key])
+    expected = data.copy()
+    expected[key] = value
+    x[_device_key(key)] = xp.asarray(value)
+    assert_array_equal(x, expected)
+
+
 # --- conversions ---------------------------------------------------------------------------
 def test_bool_of_multi_element_array():
     for x in (xp.asarray([True, False]), xp.ones((2, 2)), xp.zeros((0,))):

@@ -135,7 +135,7 @@ def sim_gather(heap, src, offset, shape, strides, specs):
 
 def sim_scatter(heap, dst, offset, shape, strides, specs, value, op="scatter"):
     flag = heap.put(np.zeros(1, np.uint32))
-    value = gather_scatter._fit_value(value, tuple(shape))
+    value = gather_scatter._drop_leading_ones(value, len(shape))
     vst = tuple(0 if m == 1 and s != 1 else st for m, s, st in
                 zip((1,) * (len(shape) - value.ndim) + value.shape, shape,
                     (0,) * (len(shape) - value.ndim) + value.strides))

@@ -178,7 +178,7 @@ def scatter(dst: CudaArray, offset: int, shape, dst_strides, specs, value, what=
         n *= m
     if not isinstance(value, CudaArray):
         value = _scalar_array(dst, value)
-    value = _fit_value(value, tuple(shape))
+    value = _drop_leading_ones(value, len(shape))
     if n == 0:
         return
     _check_empty_axes(specs, what)
@@ -199,22 +199,10 @@ def _scalar_array(like: CudaArray, value) -> CudaArray:
 
 
 def _drop_leading_ones(value: CudaArray, rank: int) -> CudaArray:
-    """`value` viewed with at most `rank` dims: leading dims of size 1 dropped (NumPy allows
-    them in an assigned value)."""
+    """`value` (which the namespace checked to broadcast to the selection) viewed with at most
+    `rank` dims: leading dims of size 1 dropped (NumPy allows them in an assigned value)."""
     while value.ndim > rank and value.shape[0] == 1:
         value = value.view(value.shape[1:], value.strides[1:], value.offset)
-    if value.ndim > rank:
-        raise ValueError(f"cannot assign a value of shape {value.shape} to a selection of "
-                         f"{rank} dimension(s)")
-    return value
-
-
-def _fit_value(value: CudaArray, shape: tuple) -> CudaArray:
-    """`value` viewed with at most len(shape) dims, checked to broadcast to `shape`."""
-    value = _drop_leading_ones(value, len(shape))
-    if not all(v in (1, m) for v, m in zip(value.shape[::-1], shape[::-1])):
-        raise ValueError(f"cannot assign a value of shape {value.shape} to a selection of shape "
-                         f"{shape}")
     return value
 
 
@@ -344,11 +332,7 @@ def plan_key(shape, strides, offset, key):
                 advanced.append(((), None, shape[dim], strides[dim]))
             dim += 1
     basic += [(shape[d], strides[d]) for d in range(dim, ndim)]
-    try:
-        bshape = np.broadcast_shapes(*(s for s, _, _, _ in advanced)) if advanced else ()
-    except ValueError:
-        raise IndexError("shape mismatch: indexing arrays could not be broadcast together with "
-                         f"shapes {' '.join(str(s) for s, _, _, _ in advanced)}") from None
+    bshape = layout.broadcast_shape(*(s for s, _, _, _ in advanced)) if advanced else ()
     if insert_at is None or positions != list(range(positions[0], positions[-1] + 1)):
         insert_at = 0
     before, after = basic[:insert_at], basic[insert_at:]
@@ -433,7 +417,7 @@ def setitem(a: CudaArray, key: tuple, value) -> None:
     if not specs:
         view = a.view(shape, strides, offset)
         if isinstance(value, CudaArray):
-            value = _fit_value(value, shape)
+            value = _drop_leading_ones(value, len(shape))
         elementwise.assign(view, value)
         return
     scatter(a, offset, shape, strides, [IndexSpec(*s) for s in specs], value)

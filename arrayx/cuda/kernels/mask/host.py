@@ -143,14 +143,7 @@ def assign_by_mask(x: CudaArray, mask: CudaArray, value):
             value = value.view(value.shape[1:], value.strides[1:], value.offset)
         if value.ndim == len(inner) + 1 and value.shape[0] == 1:
             value = value.view(value.shape[1:], value.strides[1:], value.offset)
-        if value.ndim > len(inner) + 1:
-            raise ValueError(f"cannot assign a value of shape {value.shape} to a boolean "
-                             f"selection of {len(inner) + 1} dimension(s)")
         if value.ndim <= len(inner):
-            vshape = _broadcast_shape(value.shape, inner)
-            if vshape != tuple(inner):
-                raise ValueError(f"cannot broadcast a value of shape {value.shape} to the "
-                                 f"selection's inner shape {tuple(inner)}")
             pad = x.ndim - value.ndim
             value = value.view(x.shape, (0,) * pad + layout.broadcast_strides(
                 value.shape, value.strides, x.shape[pad:]), value.offset)
@@ -160,14 +153,10 @@ def assign_by_mask(x: CudaArray, mask: CudaArray, value):
     _where_assign(x, mask, value)
 
 
-def _broadcast_shape(*shapes) -> tuple:
-    """The shapes broadcast together; ValueError when they do not (a user's value)."""
-    return tuple(np.broadcast_shapes(*shapes))
-
-
 def _scatter_rows(x: CudaArray, mask: CudaArray, value: CudaArray, inner):
     """x[mask] = value where value has one row per selected element: value.shape[0] must be
-    the count (NumPy's error otherwise)."""
+    the count (NumPy's error otherwise; the namespace checked the rest of value's shape, but
+    the count is known only here)."""
     dev = runtime.get_device(x.device_index)
     if mask.ndim == 0:
         count = 1 if bool(transfer.to_host(mask)[()]) else 0
@@ -179,12 +168,6 @@ def _scatter_rows(x: CudaArray, mask: CudaArray, value: CudaArray, inner):
         raise ValueError(f"boolean index assignment cannot assign {value.shape[0]} input values "
                          f"to the {count} output values where the mask is true")
     vshape = (count,) + tuple(inner)
-    try:
-        if _broadcast_shape(value.shape, vshape) != vshape:
-            raise ValueError
-    except ValueError:
-        raise ValueError(f"cannot assign a value of shape {value.shape} to a boolean selection "
-                         f"of shape {vshape}") from None
     if count == 0:
         return
     if incl is None:  # a 0-d True mask: x = value[0]
