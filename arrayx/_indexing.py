@@ -135,7 +135,7 @@ def normalize_key(x: Array, key) -> tuple:
         dim += 1
     out = tuple(out)
     if several_arrays:
-        selection_shape(shape, out, device)  # the index arrays broadcast together
+        _selection_shape(shape, out, device)  # the index arrays broadcast together
     return out
 
 
@@ -143,7 +143,7 @@ def _is_native_array(entry) -> bool:
     return hasattr(entry, "shape")
 
 
-def selection_shape(shape, key: tuple, device) -> tuple:
+def _selection_shape(shape, key: tuple, device) -> tuple:
     """The shape x[key] selects for a normalised key, in NumPy's order (the index arrays'
     broadcast shape where the first of them stands when they are adjacent in the key, else
     first); None for the count of the key's one boolean array of rank >= 1. A 0-d boolean array
@@ -222,6 +222,7 @@ def setitem(x: Array, key, value):
     if type(value) is Array:
         if value._device is not x._device:
             raise ValueError(f"cannot assign an array on {value._device} into an array on {x._device}")
+        _check_value_broadcasts(value.shape, _selection_shape(x.shape, native_key, x._device))
         if value.dtype is not x.dtype:
             # The in-place operators' rule: the values must promote to x's own dtype.
             if dt.promote(value.dtype, x.dtype) is not x.dtype:
@@ -229,7 +230,6 @@ def setitem(x: Array, key, value):
                                 f"promote to {dt.promote(value.dtype, x.dtype)}; use astype() first")
             value = Array._new(x._device.backend.astype(value._data, x.dtype, True), x._device)
         value = value._data
-        _check_value_broadcasts(value.shape, selection_shape(x.shape, native_key, x._device))
     elif isinstance(value, (bool, int, float, complex)):
         if not python_scalar_fits(value, x.dtype):
             raise TypeError(f"cannot assign a Python {type(value).__name__} into a {x.dtype} array")
