@@ -54,7 +54,7 @@ _UNDEF_INT = -(2 ** 31)
 
 
 class _UniqueId(ctypes.Structure):
-    _fields_ = [("internal", ctypes.c_char * 128)]
+    _fields_ = [("internal", ctypes.c_ubyte * 128)]
 
 
 class _Config(ctypes.Structure):
@@ -135,7 +135,7 @@ def version() -> int:
 def unique_id() -> bytes:
     uid = _UniqueId()
     _check(library().ncclGetUniqueId(ctypes.byref(uid)), "ncclGetUniqueId")
-    return bytes(uid.internal)
+    return bytes(uid)
 
 
 def _message(code: int, comm=None) -> str:
@@ -188,9 +188,8 @@ class Communicator:
                          minCTAs=_UNDEF_INT, maxCTAs=_UNDEF_INT, netName=None,
                          splitShare=_UNDEF_INT)
         handle = ctypes.c_void_p()
-        uid_struct = _UniqueId()
-        uid_struct.internal = uid
-        code = lib.ncclCommInitRankConfig(ctypes.byref(handle), size, uid_struct, rank,
+        code = lib.ncclCommInitRankConfig(ctypes.byref(handle), size,
+                                          _UniqueId.from_buffer_copy(uid), rank,
                                           ctypes.byref(config))
         if code not in (SUCCESS, IN_PROGRESS):
             raise DistributedError(f"ncclCommInitRankConfig failed: {_message(code)}")
