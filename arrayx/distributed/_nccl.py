@@ -6,7 +6,7 @@ small module and no dependency beyond the library itself (pip ``nvidia-nccl-cu13
 pins cuda-core ~= 1.0 and, through its cu13 extra, nvidia-cutlass-dsl, and its compiled bindings
 expect the NCCL release they were built against; ``ncclConfig_t`` is versioned instead (NCCL
 reads ``size``/``version`` and fills the fields an older caller lacks with defaults), so the
-short prefix below works with every NCCL since 2.18.
+short prefix below works with every NCCL since 2.19.
 
 Communicators are non-blocking (``blocking = 0``): every call returns at once, possibly with
 ``ncclInProgress``, and ``wait_ready`` polls ``ncclCommGetAsyncError`` until the communicator is
@@ -49,7 +49,7 @@ _TYPES = {np.dtype(np.int8): 0, np.dtype(np.uint8): 1, np.dtype(np.int32): 2,
 BYTES = 1  # ncclUint8: data movement (gather, broadcast, send) of any dtype as its bytes
 
 _CONFIG_MAGIC = 0xCAFEBEEF
-_CONFIG_VERSION = 21800  # the layout of _Config: NCCL_VERSION(2, 18, 0)
+_CONFIG_VERSION = 21900  # the layout of _Config: NCCL_VERSION(2, 19, 0)
 _UNDEF_INT = -(2 ** 31)
 
 
@@ -61,7 +61,8 @@ class _Config(ctypes.Structure):
     _fields_ = [("size", ctypes.c_size_t), ("magic", ctypes.c_uint), ("version", ctypes.c_uint),
                 ("blocking", ctypes.c_int), ("cgaClusterSize", ctypes.c_int),
                 ("minCTAs", ctypes.c_int), ("maxCTAs", ctypes.c_int),
-                ("netName", ctypes.c_char_p), ("splitShare", ctypes.c_int)]
+                ("netName", ctypes.c_char_p), ("splitShare", ctypes.c_int),
+                ("trafficClass", ctypes.c_int)]
 
 
 _lib = None
@@ -180,13 +181,13 @@ class Communicator:
         self.device_index = device_index
         self.timeout = timeout
         self.failure = None  # the message once the communicator was aborted
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
         runtime.get_device(device_index)  # its context current on this thread
         lib = library()
         config = _Config(size=ctypes.sizeof(_Config), magic=_CONFIG_MAGIC,
                          version=_CONFIG_VERSION, blocking=0, cgaClusterSize=_UNDEF_INT,
                          minCTAs=_UNDEF_INT, maxCTAs=_UNDEF_INT, netName=None,
-                         splitShare=_UNDEF_INT)
+                         splitShare=_UNDEF_INT, trafficClass=_UNDEF_INT)
         handle = ctypes.c_void_p()
         code = lib.ncclCommInitRankConfig(ctypes.byref(handle), size,
                                           _UniqueId.from_buffer_copy(uid), rank,
@@ -198,9 +199,13 @@ class Communicator:
         self.watchdog = Watchdog(self)
 
     def async_error(self) -> int:
-        state = ctypes.c_int()
-        code = library().ncclCommGetAsyncError(self.handle, ctypes.byref(state))
-        return code if code != SUCCESS else state.value
+        """The communicator's state (ncclSuccess, ncclInProgress or an error). Under the lock:
+        an aborted communicator is freed, and the watchdog may abort it from its thread."""
+        with self.lock:
+            self.check_usable()
+            state = ctypes.c_int()
+            code = library().ncclCommGetAsyncError(self.handle, ctypes.byref(state))
+            return code if code != SUCCESS else state.value
 
     def wait_ready(self, what: str):
         """Poll the communicator until the last call has been queued (or initialisation has
@@ -233,12 +238,13 @@ class Communicator:
 
     def call(self, what: str, fn, args, stream, holds):
         """Queue one NCCL call on `stream` (a runtime.Stream) behind the work queued there."""
-        self.check_usable()
         stream.encoder.flush()
-        code = fn(*args, self.handle, ctypes.c_void_p(stream.ptr))
-        if code not in (SUCCESS, IN_PROGRESS):
-            self.abort(f"{what} failed: {_message(code, self.handle)}")
-            raise DistributedError(self.failure)
+        with self.lock:
+            self.check_usable()
+            code = fn(*args, self.handle, ctypes.c_void_p(stream.ptr))
+            if code not in (SUCCESS, IN_PROGRESS):
+                self.abort(f"{what} failed: {_message(code, self.handle)}")
+                raise DistributedError(self.failure)
         self.wait_ready(what)
         stream.encoder.hold(*holds)
         self.watchdog.watch(what, stream)
@@ -302,7 +308,10 @@ class Watchdog:
             if oldest is None:
                 continue
             _, start, what, thread_id = oldest
-            state = self.comm.async_error()
+            try:
+                state = self.comm.async_error()
+            except DistributedError:  # aborted by the thread that queued the work
+                return
             if state not in (SUCCESS, IN_PROGRESS):
                 message = f"{what} failed on the GPU: {_message(state, self.comm.handle)}"
             elif time.monotonic() - start > self.comm.timeout:
