@@ -22,7 +22,8 @@ import operator
 
 from . import _dtypes as dt
 from ._array_object import Array
-from ._validation import check_array, check_dtype, index_tuple, normalize_axis, resolve_device
+from ._validation import (check_array, check_dtype, check_int, index_tuple, normalize_axis,
+                          resolve_device)
 
 _NORMS = ("backward", "ortho", "forward")
 # hfft(x) is irfft(conj(x)) read the other way round: its "backward" is irfft's "forward".
@@ -207,12 +208,7 @@ def irfftn(x, /, *, s=None, axes=None, norm="backward"):
 # --- frequencies and shifts -------------------------------------------------------------------
 
 def _freq_args(n, d, dtype, fname):
-    if isinstance(n, bool):
-        raise TypeError(f"{fname}(): n must be an integer, not bool")
-    try:
-        n = operator.index(n)
-    except TypeError:
-        raise TypeError(f"{fname}(): n must be an integer, got {type(n).__name__}") from None
+    n = check_int(n, fname, "n")
     if n < 1:
         raise ValueError(f"{fname}(): n must be positive, got {n}")
     if isinstance(d, bool) or not isinstance(d, (int, float)):
