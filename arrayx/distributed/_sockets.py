@@ -107,7 +107,11 @@ class Peer:
 def _listen(host: str, port: int, backlog: int) -> socket.socket:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        raise DistributedError(f"cannot listen on {host}:{port} ({e})") from None
     sock.listen(backlog)
     return sock
 
