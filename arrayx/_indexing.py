@@ -3,11 +3,13 @@
 A normalised key is a tuple of int (in range, non-negative), slice, None, Ellipsis (at most
 one) and native integer or boolean arrays of the same device. Python ints out of range raise
 IndexError here; integer arrays are range-checked by the backend (NumPy raises IndexError; the
-CUDA backend checks on the device). Broadcasting is checked here too: the index arrays against
-each other, and an assigned array against the selection. A boolean array that shares its key
-with other index arrays becomes its nonzero() integer arrays (NumPy's meaning of it), so that
-every index array's shape is known here; the length of a lone boolean array's selection (its
-count of True) is the one shape left to the backend, which learns it when it reads the mask.
+CUDA backend checks on the device). So is broadcasting for keys with index arrays: the index
+arrays against each other, and an assigned array against the selection (a basic key's
+selection is a view, which the backend's assignment broadcasts into as it does for any
+array). A boolean array that shares its key with other index arrays becomes its nonzero()
+integer arrays (NumPy's meaning of it), so that every index array's shape is known here; the
+length of a lone boolean array's selection (its count of True) is the one shape left to the
+backend, which learns it when it reads the mask.
 
 Beyond the standard, keys take what NumPy takes for its own arrays: lists of ints or bools and
 NumPy integer or boolean arrays (scikit-learn indexes with them) become arrayx arrays on x's
@@ -47,7 +49,8 @@ def _as_index_array(entry, device):
     return arr
 
 
-def normalize_key(x: Array, key) -> tuple:
+def normalize_key(x: Array, key) -> tuple[tuple, int]:
+    """(the normalised key, how many index arrays it holds)."""
     if not isinstance(key, tuple):
         key = (key,)
     shape = x.shape
@@ -134,25 +137,31 @@ def normalize_key(x: Array, key) -> tuple:
             out.append(entry)
         dim += 1
     out = tuple(out)
-    if several_arrays:
-        _selection_shape(shape, out, device)  # the index arrays broadcast together
-    return out
+    n_arrays = len(out) - sum(type(e) is int or type(e) is slice or e is None or e is Ellipsis
+                              for e in out)
+    if n_arrays > 1:
+        _advanced_selection_shape(shape, out, device)  # the index arrays broadcast together
+    return out, n_arrays
 
 
-def _is_native_array(entry) -> bool:
-    return hasattr(entry, "shape")
-
-
-def _selection_shape(shape, key: tuple, device) -> tuple:
-    """The shape x[key] selects for a normalised key, in NumPy's order (the index arrays'
-    broadcast shape where the first of them stands when they are adjacent in the key, else
-    first); None for the count of the key's one boolean array of rank >= 1. A 0-d boolean array
-    (NumPy's new axis of length 1 or 0) is read: on a GPU, one synchronisation. IndexError, as
-    NumPy's, when the index arrays do not broadcast together."""
+def _advanced_selection_shape(shape, key: tuple, device) -> tuple:
+    """The shape x[key] selects for a normalised key holding index arrays, in NumPy's order (the
+    index arrays' broadcast shape where the first of them stands when they are adjacent in the
+    key, else first); None for the count of the key's one boolean array of rank >= 1. A 0-d
+    boolean array (NumPy's new axis of length 1 or 0) is read: on a GPU, one synchronisation.
+    IndexError, as NumPy's, when the index arrays do not broadcast together."""
+    if len(key) == 1 and key[0].ndim:  # x[indices] or x[mask], the common keys: no placement
+        (entry,) = key
+        if entry.dtype.kind == "b":
+            return (None,) + tuple(shape[entry.ndim:])
+        return tuple(entry.shape) + tuple(shape[1:])
     ndim = len(shape)
-    arrays = [entry for entry in key if _is_native_array(entry)]
-    consumed = sum(entry.ndim if _is_native_array(entry) and entry.dtype.kind == "b" else 1
-                   for entry in key if entry is not None and entry is not Ellipsis)
+    consumed = 0
+    for entry in key:
+        if type(entry) is int or type(entry) is slice:
+            consumed += 1
+        elif entry is not None and entry is not Ellipsis:
+            consumed += entry.ndim if entry.dtype.kind == "b" else 1
     basic = []     # the sizes of the dims that slices, None and Ellipsis make, in key order
     advanced = []  # the shapes of the advanced indices (Python ints among arrays are 0-d)
     positions = []
@@ -164,16 +173,14 @@ def _selection_shape(shape, key: tuple, device) -> tuple:
         elif entry is Ellipsis:
             basic.extend(shape[dim:dim + ndim - consumed])
             dim += ndim - consumed
-        elif isinstance(entry, slice):
+        elif type(entry) is slice:
             basic.append(len(range(*entry.indices(shape[dim]))))
-            dim += 1
-        elif not arrays:  # an int of a basic key drops its dim
             dim += 1
         else:
             if insert_at is None:
                 insert_at = len(basic)
             positions.append(position)
-            if not _is_native_array(entry):
+            if type(entry) is int:
                 advanced.append(())
                 dim += 1
             elif entry.dtype.kind != "b":
@@ -185,15 +192,17 @@ def _selection_shape(shape, key: tuple, device) -> tuple:
                 advanced.append((None,))
                 dim += entry.ndim
     basic.extend(shape[dim:])
-    if any(None in s for s in advanced):  # the lone boolean array (other entries are 0-d)
+    if (None,) in advanced:  # the lone boolean array (other entries are 0-d)
         broadcast = (None,)
+    elif len(advanced) == 1:
+        broadcast = advanced[0]
     else:
         try:
             broadcast = broadcast_shapes(*advanced)
         except ValueError:
             raise IndexError("shape mismatch: indexing arrays could not be broadcast together "
                              f"with shapes {' '.join(str(s) for s in advanced)}") from None
-    if insert_at is None or positions != list(range(positions[0], positions[-1] + 1)):
+    if positions[-1] - positions[0] != len(positions) - 1:  # not adjacent in the key
         insert_at = 0
     return tuple(basic[:insert_at]) + broadcast + tuple(basic[insert_at:])
 
@@ -202,6 +211,8 @@ def _check_value_broadcasts(value_shape: tuple, selection: tuple) -> None:
     """An assigned array must broadcast to the selection (leading dims of size 1 may exceed
     it, as in NumPy); a None of the selection (a mask's count) takes any size here, the backend
     checks it once it knows the count."""
+    if value_shape == selection:
+        return
     shape = list(value_shape)
     while len(shape) > len(selection) and shape[0] == 1:
         del shape[0]
@@ -214,15 +225,17 @@ def _check_value_broadcasts(value_shape: tuple, selection: tuple) -> None:
 
 
 def getitem(x: Array, key):
-    return Array._new(x._device.backend.getitem(x._data, normalize_key(x, key)), x._device)
+    return Array._new(x._device.backend.getitem(x._data, normalize_key(x, key)[0]), x._device)
 
 
 def setitem(x: Array, key, value):
-    native_key = normalize_key(x, key)
+    native_key, n_arrays = normalize_key(x, key)
     if type(value) is Array:
         if value._device is not x._device:
             raise ValueError(f"cannot assign an array on {value._device} into an array on {x._device}")
-        _check_value_broadcasts(value.shape, _selection_shape(x.shape, native_key, x._device))
+        if n_arrays:
+            _check_value_broadcasts(value.shape,
+                                    _advanced_selection_shape(x.shape, native_key, x._device))
         if value.dtype is not x.dtype:
             # The in-place operators' rule: the values must promote to x's own dtype.
             if dt.promote(value.dtype, x.dtype) is not x.dtype:
