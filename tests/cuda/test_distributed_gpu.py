@@ -54,7 +54,6 @@ def _ops(dtype):
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_every_collective_is_exact_on_one_rank(gpu, dtype, rng):
-    assert os.environ["NCCL_NVLS_ENABLE"] == "0"
     for shape in [(), (0,), (7,), (3, 4), (2, 0, 3), (1000, 33), "view"]:
         if shape == "view":
             base = make_data(dtype, (7, 9), rng)
@@ -71,6 +70,7 @@ def test_every_collective_is_exact_on_one_rank(gpu, dtype, rng):
         block = x[None] if shape != "view" else xp.asarray(base, device=gpu)[None, 1:, ::2]
         for op in _ops(dtype):
             assert_array_equal(dist.reduce_scatter(block, op), h, device=gpu)
+    assert os.environ["NCCL_NVLS_ENABLE"] == "0"  # set before NCCL loaded: multicast off
 
 
 def test_collectives_run_in_order_with_the_kernels_around_them(gpu):
@@ -146,7 +146,9 @@ def test_a_collective_stuck_on_the_gpu_is_aborted_and_raised():
         import threading, time
         import arrayx as xp, arrayx.distributed as dist
         from arrayx.cuda.engine import runtime
-        dist.init(timeout=3)
+        dist.init(timeout=120)
+        dist.all_reduce(xp.ones(1, device="cuda:0"))  # NCCL set up within the long timeout
+        dist._current().nccl.timeout = 3  # the watchdog's, from now on
         flag = xp.zeros(1, dtype=xp.uint32, device="cuda:0")
         stream = runtime.get_device(0).stream
         stream.encoder.flush()
@@ -154,9 +156,11 @@ def test_a_collective_stuck_on_the_gpu_is_aborted_and_raised():
         runtime.check(d.cuStreamWaitValue32(stream.handle, flag._data.ptr, 1, 0),
                       "cuStreamWaitValue32")  # 0: CU_STREAM_WAIT_VALUE_GEQ
 
-        def release():
-            runtime.get_device(0)
-            runtime.check(d.cuMemsetD32(flag._data.ptr, 1, 1), "cuMemsetD32")
+        def release():  # on a stream of its own: the legacy stream could wait for NCCL's
+            side = runtime.Stream(0)
+            runtime.check(d.cuMemsetD32Async(flag._data.ptr, 1, 1, side.handle),
+                          "cuMemsetD32Async")
+            side.synchronize()
 
         threading.Timer(6.0, release).start()
         start = time.monotonic()
