@@ -46,6 +46,10 @@ def _compile(manager_ctx_offset: int, capsule_name: bytes):
     name = ctypes.addressof(_NAMES[capsule_name])
     word = manager_ctx_offset // 8
 
+    # Not cache=True: the C-API pointers and the name's address above are this process's
+    # constants compiled into the code (numba refuses to cache such "dynamic globals"), and a
+    # cached cfunc would still start numba's CPU target, the larger part of the first compile.
+
     @cfunc(types.void(types.voidptr), nopython=True)
     def deleter(managed):
         holder = carray(managed, (word + 1,), np.intp)[word]
