@@ -45,14 +45,16 @@ FAMILIES = (elementwise, sets, reduce, gather_scatter, manipulation, scan, mask,
 _FLOAT_INT = "(float32|float64|int64)"
 _FOUR = "(float32|float64|int64|bool)"
 # The kernels shipped in the package (full matches of spec names): what a first x + x, x * 2,
-# comparison, exp/log/sqrt, sum/mean/max/argmax, cumulative_sum, x[x > 0.5] and sort launch for
-# float32, float64, int64 and bool contiguous arrays, plus the fills and casts among those dtypes
-# that creation and promotion launch. Strided, tiled and other-dtype kernels compile on first use.
+# comparison, exp/log/sqrt, sum/mean/max/argmax, cumulative_sum, x[x > 0.5], sort and fft launch
+# for float32, float64, int64 and bool contiguous arrays, plus the fills and casts among those
+# dtypes that creation and promotion launch. Strided, tiled and other-dtype kernels compile on
+# first use.
 SHIPPED_PATTERNS = (
     rf"ew_(add|subtract|multiply|divide|greater|greater_equal|less|less_equal|equal|not_equal)"
     rf"_s?{_FLOAT_INT}_s?{_FLOAT_INT}_to_\w+_vec\d+x1",
     rf"ew_(exp|log|sqrt|abs|negative)_{_FLOAT_INT}_to_\w+_vec\d+x1",
     rf"ew_(cast|fill)_s?{_FOUR}_to_{_FOUR}_vec\d+x1",
+    r"ew_cast_(float32|float64)_to_(complex64|complex128)_vec\d+x1",  # fft of real input
     rf"ew_radix_word_{_FOUR}_\w+_vec\d+x1",
     r"ew_(nan_canon|sort_row|sort_pos)_\w+_vec\d+x1",
     rf"red_(sum|mean|max|min|argmax|argmin|any|all)_{_FOUR}_to_\w+_contig_\w+",

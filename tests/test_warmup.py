@@ -1,0 +1,194 @@
+"""``python -m arrayx warmup`` (arrayx/cuda/precompile.py) and the kernels shipped in the package
+(arrayx/cuda/prebuilt/, looked up by engine/compiler.py): the command fills a cache without a GPU
+and says what it did, a second run compiles nothing, bad arguments are clear errors, and the
+shipped archives hold exactly the current sources' kernels (a source change stales them: this
+fails until ``python -m arrayx.cuda.precompile --ship`` rebuilds them)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+import arrayx._devices as devices
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REBUILD = "python -m arrayx.cuda.precompile --ship --cc 9.0,8.0"
+
+
+def _python(*args, **env):
+    full_env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""),
+                    **env)
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True,
+                          env=full_env, timeout=600, cwd=REPO)
+
+
+def _counts(stdout: str) -> dict:
+    """{'compiled': n, 'already cached': n, 'shipped': n, 'failed': n} from the summary."""
+    found = dict(re.findall(r"^  (compiled|already cached|shipped|failed) +(\d+)", stdout, re.M))
+    return {k: int(v) for k, v in found.items()}
+
+
+def test_warmup_fills_an_empty_cache_then_compiles_nothing(tmp_path):
+    pytest.importorskip("numba_cuda")
+    from arrayx.cuda import precompile
+    only = "nonzero,repeat"
+    expected = len(precompile.specs(only.split(",")))
+    assert expected == 6  # nonzero's coordinates kernels of 1-4 dims, repeat's two
+    env = {"ARRAYX_KERNEL_CACHE": str(tmp_path), "ARRAYX_SHIPPED_KERNELS": "off"}
+    args = ("-m", "arrayx", "warmup", "--cc", "9.0", "--only", only, "--jobs", "2")
+    first = _python(*args, **env)
+    assert first.returncode == 0, first.stderr
+    assert _counts(first.stdout) == {"compiled": expected, "already cached": 0, "shipped": 0,
+                                     "failed": 0}, first.stdout
+    assert "compute capability 9.0" in first.stdout
+    assert f"cache folder {tmp_path}: {expected} kernels" in first.stdout
+    assert "compiling for sm_90" in first.stderr  # the progress: tqdm's bar or a plain line
+    assert len(list(tmp_path.glob("*.json"))) == expected
+    second = _python(*args, "--quiet", **env)
+    assert second.returncode == 0, second.stderr
+    assert _counts(second.stdout) == {"compiled": 0, "already cached": expected, "shipped": 0,
+                                      "failed": 0}, second.stdout
+    assert second.stderr == ""
+
+
+def test_precompile_module_is_the_same_command(tmp_path):
+    """The old entry point stays: the same parser, the same options."""
+    from arrayx.cuda import precompile
+    warmup = _python("-m", "arrayx", "warmup", "--help")
+    old = _python("-m", "arrayx.cuda.precompile", "--help")
+    assert warmup.returncode == 0 and old.returncode == 0, warmup.stderr + old.stderr
+    for action in precompile.build_parser()._actions:
+        for option in action.option_strings:
+            assert option in warmup.stdout and option in old.stdout
+    assert warmup.stdout.startswith("usage: python -m arrayx warmup")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--cc", "9"], "MAJOR.MINOR"),
+    (["--cc", "9.0,8.0"], "one compute capability"),
+    (["--jobs", "0"], "at least 1"),
+    (["--cc", "9.0", "--only", "no_such_operation"], "no kernel of these names"),
+])
+def test_warmup_rejects_bad_arguments(argv, message, capsys):
+    from arrayx.cuda import precompile
+    with pytest.raises(SystemExit) as exc:
+        precompile.main(argv)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_warmup_with_the_cache_off_says_so(monkeypatch, capsys):
+    from arrayx.cuda import precompile
+    monkeypatch.setenv("ARRAYX_KERNEL_CACHE", "off")
+    with pytest.raises(SystemExit):
+        precompile.main(["--cc", "9.0"])
+    assert "ARRAYX_KERNEL_CACHE=off" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(devices.cuda_device_count() > 0, reason="a GPU is usable here")
+def test_warmup_without_a_gpu_asks_for_cc(tmp_path):
+    r = _python("-m", "arrayx", "warmup", ARRAYX_KERNEL_CACHE=str(tmp_path))
+    assert r.returncode != 0
+    assert "no usable GPU" in r.stderr and "--cc" in r.stderr
+
+
+def test_python_m_arrayx_rejects_an_unknown_command():
+    r = _python("-m", "arrayx", "warm-up")
+    assert r.returncode == 2 and "usage: python -m arrayx" in r.stderr
+
+
+def test_every_shipped_pattern_names_kernels():
+    from arrayx.cuda import precompile
+    names = [s.name for s in precompile.specs()]
+    for pattern in precompile.SHIPPED_PATTERNS:
+        assert any(re.fullmatch(pattern, n) for n in names), pattern
+
+
+@pytest.mark.parametrize("cc", [(9, 0), (8, 0)])
+def test_shipped_kernels_are_the_current_sources(cc):
+    """Every shipped_specs() kernel is in the archive under its current key, and nothing else
+    is: a changed source (or device helper, or arrayx version) changes its key."""
+    from arrayx.cuda import precompile
+    from arrayx.cuda.engine import compiler
+    path = compiler.shipped_archive_path(cc)
+    assert os.path.exists(path), f"{path} is missing: run {REBUILD}"
+    with zipfile.ZipFile(path) as archive:
+        index = json.loads(archive.read(compiler.SHIPPED_INDEX))
+        members = set(archive.namelist())
+    want = {compiler.shipped_key(s, cc): s.name for s in precompile.shipped_specs()}
+    stale = sorted(meta["name"] for key, meta in index.items() if key not in want)
+    missing = sorted(name for key, name in want.items() if key not in index)
+    assert not stale and not missing, (f"the shipped kernels for sm_{cc[0]}{cc[1]} are stale "
+                                       f"({len(stale)} old, {len(missing)} missing, e.g. "
+                                       f"{(stale + missing)[:3]}): run {REBUILD}")
+    assert all(f"{key}.cubin" in members and meta["format"] == "cubin"
+               for key, meta in index.items())
+
+
+SHIPPED_HIT = """
+import json, sys
+from arrayx.cuda import precompile
+from arrayx.cuda.engine import compiler
+spec = next(s for s in precompile.shipped_specs()
+            if s.name == "ew_add_float32_float32_to_float32_vec4x1")
+key, (image, fmt, entry) = compiler.build_binary(spec, (9, 0), False)
+print(json.dumps({"stats": compiler.stats(), "format": fmt, "elf": image[:4] == b"\\x7fELF",
+                  "entry": entry, "numba": "numba" in sys.modules}))
+"""
+
+
+def test_a_shipped_kernel_loads_without_compiling_or_numba(tmp_path):
+    r = _python("-c", SHIPPED_HIT, ARRAYX_KERNEL_CACHE=str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    assert got["stats"]["shipped_hits"] == 1 and got["stats"]["compiled"] == 0, got
+    assert got["format"] == "cubin" and got["elf"] and got["entry"] and not got["numba"], got
+    assert list(tmp_path.iterdir()) == []  # read-only: nothing copied into the user's cache
+
+
+def test_shipped_kernels_can_be_switched_off(monkeypatch):
+    from arrayx.cuda import precompile
+    from arrayx.cuda.engine import compiler
+    spec = precompile.shipped_specs()[0]
+    assert compiler.read_shipped(spec, (9, 0)) is not None
+    monkeypatch.setenv("ARRAYX_SHIPPED_KERNELS", "off")
+    assert compiler.read_shipped(spec, (9, 0)) is None
+    assert compiler.read_shipped(spec, (7, 5)) is None  # no archive for that cc either way
+
+
+def test_the_disk_cache_is_read_before_the_shipped_kernels(tmp_path, monkeypatch):
+    """A shipped cubin the driver rejected is rebuilt into the disk cache (build_binary's
+    fresh=True); the next process must find that rebuild, not the rejected one again."""
+    from arrayx.cuda import precompile
+    from arrayx.cuda.engine import compiler
+    monkeypatch.setenv("ARRAYX_KERNEL_CACHE", str(tmp_path))
+    monkeypatch.setattr(compiler, "_binaries", {})
+    spec = precompile.shipped_specs()[0]
+    key = compiler.cache_key(spec, (9, 0), False)
+    compiler._write_disk(key, spec, (9, 0), (b"rebuilt image", "cubin", "rebuilt_entry"))
+    before = compiler.stats()
+    _, hit = compiler.build_binary(spec, (9, 0), False)
+    assert hit == (b"rebuilt image", "cubin", "rebuilt_entry")
+    after = compiler.stats()
+    assert after["disk_hits"] == before["disk_hits"] + 1
+    assert after["shipped_hits"] == before["shipped_hits"]
+
+
+def test_shipped_keys_ignore_only_the_numba_cuda_version(monkeypatch):
+    from arrayx.cuda import precompile
+    from arrayx.cuda.engine import compiler
+    spec = precompile.shipped_specs()[0]
+    shipped, cached = compiler.shipped_key(spec, (9, 0)), compiler.cache_key(spec, (9, 0), False)
+    real = compiler.versions()
+    monkeypatch.setattr(compiler, "_versions", dict(real, numba_cuda="0.0.1"))
+    assert compiler.shipped_key(spec, (9, 0)) == shipped
+    assert compiler.cache_key(spec, (9, 0), False) != cached
+    monkeypatch.setattr(compiler, "_versions", dict(real, arrayx="999.0"))
+    assert compiler.shipped_key(spec, (9, 0)) != shipped
+    assert compiler.shipped_key(spec, (8, 0)) != shipped
