@@ -10,6 +10,7 @@ of its own, so each can compute the expected results with NumPy alone.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import os
 import subprocess
@@ -302,6 +303,111 @@ def test_bad_environment(monkeypatch):
     with pytest.raises(ValueError, match="ARRAYX_DISTRIBUTED_TIMEOUT"):
         dist.init()
     assert not dist.is_initialized()
+
+
+# ---- the GPU path's plumbing, with stand-ins for the device and NCCL ---------------------
+
+class _StandInArray:
+    """What the GPU path uses of a CudaArray, over host memory."""
+
+    def __init__(self, h):
+        self.h, self.dtype, self.shape, self.size, self.ndim = h, h.dtype, h.shape, h.size, h.ndim
+        self.nbytes, self.c_contig, self.ptr, self.buffer = (h.nbytes, h.flags.c_contiguous,
+                                                             h.ctypes.data, h)
+
+
+class _StandInBackend:
+    kind = "cuda"
+
+    def copy(self, a):
+        return _StandInArray(a.h.copy(order="C"))
+
+    def astype(self, a, dtype, copy):
+        return _StandInArray(a.h.astype(dtype))
+
+    def empty(self, device, shape, dtype):
+        return _StandInArray(np.empty(shape, dtype))
+
+
+class _StandInDevice:
+    kind, index, backend = "cuda", 0, _StandInBackend()
+
+
+class _StandInNccl:
+    """libnccl for a job of one rank: every call copies `count` elements of its type, so a
+    wrong count, type or pointer shows as a wrong result (or a fault)."""
+
+    SIZES = {0: 1, 1: 1, 2: 4, 3: 4, 4: 8, 5: 8, 7: 4, 8: 8}  # ncclDataType_t -> bytes
+    STREAM = 0x1234
+
+    def __init__(self):
+        self.reductions = []  # (ncclDataType_t, ncclRedOp_t) of each reduction
+
+    def _copy(self, send, recv, count, datatype, stream):
+        assert stream.value == self.STREAM
+        ctypes.memmove(recv, send, count * self.SIZES[datatype])
+        return 0
+
+    def ncclCommInitRankConfig(self, handle, size, uid, rank, config):
+        return 7  # ncclInProgress: the caller polls
+
+    def ncclCommGetAsyncError(self, comm, state):
+        return 0
+
+    def ncclAllReduce(self, send, recv, count, datatype, op, comm, stream):
+        self.reductions.append((datatype, op))
+        return self._copy(send, recv, count, datatype, stream)
+
+    ncclReduceScatter = ncclAllReduce
+
+    def ncclAllGather(self, send, recv, count, datatype, comm, stream):
+        return self._copy(send, recv, count, datatype, stream)
+
+    def ncclBroadcast(self, send, recv, count, datatype, root, comm, stream):
+        return self._copy(send, recv, count, datatype, stream)
+
+    def ncclCommFinalize(self, comm):
+        return 0
+
+    def ncclCommDestroy(self, comm):
+        return 0
+
+    def ncclGetUniqueId(self, uid):
+        return 0
+
+
+def test_gpu_path_counts_types_and_ops_with_a_stand_in_nccl(single, monkeypatch, rng):
+    """The calls the GPU path makes (element counts, NCCL types and ops, output shapes and
+    dtypes) on every dtype and layout, with the device and NCCL replaced by host stand-ins."""
+    from types import SimpleNamespace
+
+    from arrayx._array_object import Array
+    from arrayx.cuda.engine import runtime
+    from arrayx.distributed import _nccl
+    lib = _StandInNccl()
+    stream = SimpleNamespace(ptr=lib.STREAM, device_index=0,
+                             encoder=SimpleNamespace(flush=lambda: None, hold=lambda *o: None))
+    event = SimpleNamespace(record=lambda s: event, query=lambda: True)
+    monkeypatch.setattr(_nccl, "_lib", lib)
+    monkeypatch.setattr(runtime, "get_device", lambda index=0: SimpleNamespace(stream=stream))
+    monkeypatch.setattr(runtime, "Event", lambda device: event)
+    device = _StandInDevice()
+    for dtype in ALL_DTYPES:
+        for shape in [(), (0,), (7,), (3, 4), (2, 0, 3), "view"]:
+            h = make_data(dtype, (7, 9), rng)[1:, ::2] if shape == "view" else \
+                make_data(dtype, shape, rng)
+            x = Array._new(_StandInArray(h), device)
+            for op in _ops(dtype):
+                for got in (dist.all_reduce(x, op),
+                            dist.reduce_scatter(Array._new(_StandInArray(h[None]), device), op)):
+                    assert got._device is device and got.dtype == h.dtype
+                    np.testing.assert_array_equal(got._data.h, h)
+            np.testing.assert_array_equal(dist.all_gather(x)._data.h, h[None])
+            np.testing.assert_array_equal(dist.broadcast(x, 0)._data.h, h)
+    # bool: uint8 (1) with max (2) for sum and min (3) for prod; int16 goes as int32 (2);
+    # complex as twice as many floats (7, 8)
+    assert {(1, 2), (1, 3)} <= set(lib.reductions) and (2, 0) in lib.reductions
+    assert not {t for t, _ in lib.reductions} - {0, 1, 2, 3, 4, 5, 7, 8}
 
 
 if __name__ == "__main__":
