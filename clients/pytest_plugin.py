@@ -35,46 +35,14 @@ from __future__ import annotations
 import enum
 import importlib
 import os
-import re
 from pathlib import Path
 
 import pytest
 
+from conformance._pytest_report import parse_list_file
+
 CLIENTS = ("scikit-learn", "scipy", "array-api-extra")
 NAMESPACES = ("arrayx", "array_api_strict")
-
-# "<id>  # <reason>": the id runs up to the first '#' preceded by whitespace.
-_ENTRY_RE = re.compile(r"^(?P<id>\S.*?)\s+#\s*(?P<reason>\S.*?)\s*$")
-
-
-class ExpectedFailureListError(ValueError):
-    """An expected-failure list with an entry the runner cannot use."""
-
-
-def parse_expected_failures(path: Path) -> list[tuple[str, str]]:
-    """The ``(test id or prefix, reason)`` entries of an expected-failure list, in file order.
-    Blank lines and lines starting with '#' are comments; every entry needs a reason."""
-    entries: list[tuple[str, str]] = []
-    problems: list[str] = []
-    seen: dict[str, int] = {}
-    for lineno, raw in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        match = _ENTRY_RE.match(line)
-        if match is None:
-            problems.append(f"{path}:{lineno}: entry without a reason "
-                            f"(expected '<test id>  # <reason>'): {line!r}")
-            continue
-        test_id = match.group("id")
-        if test_id in seen:
-            problems.append(f"{path}:{lineno}: duplicate of line {seen[test_id]}: {test_id!r}")
-            continue
-        seen[test_id] = lineno
-        entries.append((test_id, match.group("reason")))
-    if problems:
-        raise ExpectedFailureListError("\n".join(problems))
-    return entries
 
 
 def id_matches(nodeid: str, pattern: str) -> bool:
@@ -286,7 +254,7 @@ def pytest_collection_modifyitems(session, config, items):
     path = os.environ.get("ARRAYX_CLIENT_EXPECTED_FAILURES")
     if not path:
         return
-    entries = parse_expected_failures(Path(path))
+    entries = parse_list_file(Path(path))
     for item in items:
         for pattern, reason in entries:
             if id_matches(item.nodeid, pattern):

@@ -53,11 +53,10 @@ HERE = Path(__file__).resolve().parent  # <project>/clients
 PROJECT_ROOT = HERE.parent
 sys.path.insert(0, str(PROJECT_ROOT))
 
-from clients.pytest_plugin import (  # noqa: E402
-    CLIENTS, NAMESPACES, ExpectedFailureListError, id_matches, parse_expected_failures)
+from clients.pytest_plugin import CLIENTS, NAMESPACES, id_matches  # noqa: E402
 from conformance._pytest_report import (  # noqa: E402
-    RunnerError, counts_line, exit_status, json_report_options, run_pytest,
-    split_pytest_arguments, summarize)
+    ListFileError, RunnerError, counts_line, exit_status, json_report_options, parse_list_file,
+    run_pytest, split_pytest_arguments, summarize)
 
 DEVICE_KINDS = ("cpu", "cuda")
 
@@ -146,8 +145,8 @@ def run_client(client: str, args, extra: list[str], argv: list[str]) -> int:
         if not expected_path.is_file():
             raise RunnerError(f"expected-failure list {expected_path} not found")
         try:
-            entries = parse_expected_failures(expected_path)
-        except ExpectedFailureListError as error:
+            entries = parse_list_file(expected_path)
+        except ListFileError as error:
             raise RunnerError(str(error)) from error
 
     chosen = [a for a in extra if a.split("::", 1)[0].startswith(package + "/")]

@@ -1,7 +1,8 @@
 """What the project's two runners of other projects' pytest suites share: ``conformance/run.py``
-(array-api-tests) and ``clients/run.py`` (client libraries' own suites). Each runs pytest in a
+(array-api-tests) and ``clients/run.py`` (client libraries' own suites, with its pytest plugin).
+Each reads lists of test ids with reasons (expected failures, skips), runs pytest in a
 subprocess with pytest-json-report and boils the report down to the summary JSON it writes;
-the runners import this module as ``conformance._pytest_report`` with the project root on
+they import this module as ``conformance._pytest_report`` with the project root on
 ``sys.path``."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import json
+import re
 import subprocess
 import sys
 import time
@@ -17,6 +19,41 @@ from pathlib import Path
 #: The longest failure message a summary keeps per test (whitespace folded).
 MESSAGE_MAX = 300
 _OUTCOMES = ("passed", "failed", "xfailed", "xpassed", "skipped", "errors")
+
+
+# "<id>  # <reason>": the id runs up to the first '#' that follows whitespace.
+_ENTRY_RE = re.compile(r"^(?P<id>\S.*?)\s+#\s*(?P<reason>\S.*?)\s*$")
+
+
+class ListFileError(ValueError):
+    """A list of test ids with an entry a runner cannot use."""
+
+
+def parse_list_file(path: Path) -> list[tuple[str, str]]:
+    """The ``(test id or prefix, reason)`` entries of a list of tests, in file order: one
+    ``<test id>  # <reason>`` a line, a reason on every one, no id twice; blank lines and lines
+    starting with '#' are comments."""
+    entries: list[tuple[str, str]] = []
+    problems: list[str] = []
+    seen: dict[str, int] = {}
+    for lineno, raw in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        match = _ENTRY_RE.match(line)
+        if match is None:
+            problems.append(f"{path}:{lineno}: entry without a reason "
+                            f"(expected '<test id>  # <reason>'): {line!r}")
+            continue
+        test_id = match.group("id")
+        if test_id in seen:
+            problems.append(f"{path}:{lineno}: duplicate of line {seen[test_id]}: {test_id!r}")
+            continue
+        seen[test_id] = lineno
+        entries.append((test_id, match.group("reason")))
+    if problems:
+        raise ListFileError("\n".join(problems))
+    return entries
 
 
 class RunnerError(Exception):

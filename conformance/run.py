@@ -41,7 +41,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shlex
 import subprocess
 import sys
@@ -53,52 +52,27 @@ PROJECT_ROOT = HERE.parent
 sys.path.insert(0, str(PROJECT_ROOT))
 
 from conformance._pytest_report import (  # noqa: E402
-    RunnerError, counts_line, exit_status, json_report_options, run_pytest,
-    split_pytest_arguments, summarize)
+    ListFileError, RunnerError, counts_line, exit_status, json_report_options, parse_list_file,
+    run_pytest, split_pytest_arguments, summarize)
 
 API_VERSION = "2025.12"
 DEVICE_KINDS = ("cpu", "cuda")
-
-# "<id>  # <reason>": the id runs up to the first '#' that follows whitespace.
-_ENTRY_RE = re.compile(r"^(?P<id>\S.*?)\s+#\s*(?P<reason>.*?)\s*$")
 
 
 # --------------------------------------------------------------------------
 # list files (xfails / skips)
 # --------------------------------------------------------------------------
 
-def parse_list_file(path: Path) -> list[tuple[str, str, int]]:
-    """Return [(test_id, reason, lineno)], refusing entries without a reason."""
-    entries: list[tuple[str, str, int]] = []
-    problems: list[str] = []
-    seen: dict[str, int] = {}
-    with open(path, encoding="utf-8") as f:
-        for lineno, raw in enumerate(f, 1):
-            line = raw.strip()
-            if not line or line.startswith("#"):
-                continue
-            m = _ENTRY_RE.match(line)
-            if m is None or not m.group("reason"):
-                problems.append(
-                    f"{path}:{lineno}: entry without a reason "
-                    f"(expected 'test_id  # reason'): {line!r}"
-                )
-                continue
-            test_id = m.group("id").strip()
-            if not test_id.startswith("array_api_tests/"):
-                problems.append(
-                    f"{path}:{lineno}: test id must start with 'array_api_tests/': {test_id!r}"
-                )
-                continue
-            if test_id in seen:
-                problems.append(
-                    f"{path}:{lineno}: duplicate of line {seen[test_id]}: {test_id!r}"
-                )
-                continue
-            seen[test_id] = lineno
-            entries.append((test_id, m.group("reason"), lineno))
-    if problems:
-        raise RunnerError("\n".join(problems))
+def read_list(path: Path) -> list[tuple[str, str]]:
+    """The (test id, reason) entries of an xfails or skips file, every id one of the suite's."""
+    try:
+        entries = parse_list_file(path)
+    except ListFileError as error:
+        raise RunnerError(str(error)) from None
+    foreign = [test_id for test_id, _ in entries if not test_id.startswith("array_api_tests/")]
+    if foreign:
+        raise RunnerError(f"{path}: test ids must start with 'array_api_tests/': "
+                          + ", ".join(map(repr, foreign)))
     return entries
 
 
@@ -120,7 +94,7 @@ def id_matches(nodeid: str, pattern: str) -> bool:
 
 def write_stripped(entries, tmpdir: Path, name: str) -> Path:
     out = tmpdir / name
-    out.write_text("".join(f"{tid}\n" for tid, _, _ in entries), encoding="utf-8")
+    out.write_text("".join(f"{tid}\n" for tid, _ in entries), encoding="utf-8")
     return out
 
 
@@ -248,9 +222,9 @@ def _run(args, extra: list[str], argv: list[str]) -> int:
     xfails_path = args.xfails_file or HERE / f"xfails-{kind}.txt"
     if not xfails_path.is_file():
         raise RunnerError(f"xfails file {xfails_path} not found")
-    xfails = parse_list_file(xfails_path)
+    xfails = read_list(xfails_path)
     skips_path = HERE / f"skips-{kind}.txt"
-    skips = parse_list_file(skips_path) if skips_path.is_file() else []
+    skips = read_list(skips_path) if skips_path.is_file() else []
 
     out_path = args.output if args.output is not None else default_output(kind, args.module)
     out_path = out_path.resolve()
@@ -305,7 +279,7 @@ def _run(args, extra: list[str], argv: list[str]) -> int:
 
     s = summarize(run.report)
     nodeids = s.pop("nodeids")
-    stale_xfails = [tid for tid, _, _ in xfails if not any(id_matches(n, tid) for n in nodeids)]
+    stale_xfails = [tid for tid, _ in xfails if not any(id_matches(n, tid) for n in nodeids)]
 
     summary = {
         "module": args.module,

@@ -26,6 +26,9 @@ from conftest import DEVICE, assert_array_equal, run_with_scipy_array_api, to_nu
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = ROOT / "clients" / "run.py"
+sys.path.insert(0, str(ROOT))  # the runners' shared module: conformance._pytest_report
+
+from conformance._pytest_report import ListFileError, parse_list_file  # noqa: E402
 
 
 def _plugin():
@@ -148,21 +151,20 @@ def test_expected_failure_lists_parse_with_a_reason_on_every_line():
     assert {p.name for p in lists} >= {f"{c}-{k}.txt" for c in plugin.CLIENTS
                                        for k in ("cpu", "cuda")}
     for path in lists:
-        for test_id, reason in plugin.parse_expected_failures(path):
+        for test_id, reason in parse_list_file(path):
             assert "::" in test_id or test_id.endswith(".py"), (path, test_id)
             assert len(reason) > 10, (path, test_id)
 
 
 def test_expected_failure_list_refuses_entries_without_reason_and_duplicates(tmp_path):
-    plugin = _plugin()
     path = tmp_path / "list.txt"
     path.write_text("# a comment\n\npkg/test_a.py::test_x  # the reason\n", encoding="utf-8")
-    assert plugin.parse_expected_failures(path) == [("pkg/test_a.py::test_x", "the reason")]
+    assert parse_list_file(path) == [("pkg/test_a.py::test_x", "the reason")]
     for text in ("pkg/test_a.py::test_x\n", "pkg/test_a.py::test_x  #   \n",
                  "pkg/t.py::a  # r1\npkg/t.py::a  # r2\n"):
         path.write_text(text, encoding="utf-8")
-        with pytest.raises(plugin.ExpectedFailureListError):
-            plugin.parse_expected_failures(path)
+        with pytest.raises(ListFileError):
+            parse_list_file(path)
 
 
 @pytest.mark.parametrize("pattern, nodeid, matches", [
