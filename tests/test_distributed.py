@@ -335,13 +335,16 @@ class _StandInDevice:
 
 class _StandInNccl:
     """libnccl for a job of one rank: every call copies `count` elements of its type, so a
-    wrong count, type or pointer shows as a wrong result (or a fault)."""
+    wrong count, type or pointer shows as a wrong result (or a fault). `state` is what
+    ncclCommGetAsyncError reports."""
 
     SIZES = {0: 1, 1: 1, 2: 4, 3: 4, 4: 8, 5: 8, 7: 4, 8: 8}  # ncclDataType_t -> bytes
     STREAM = 0x1234
 
     def __init__(self):
         self.reductions = []  # (ncclDataType_t, ncclRedOp_t) of each reduction
+        self.state = 0
+        self.aborts = 0
 
     def _copy(self, send, recv, count, datatype, stream):
         assert stream.value == self.STREAM
@@ -352,6 +355,7 @@ class _StandInNccl:
         return 7  # ncclInProgress: the caller polls
 
     def ncclCommGetAsyncError(self, comm, state):
+        ctypes.cast(state, ctypes.POINTER(ctypes.c_int))[0] = self.state
         return 0
 
     def ncclAllReduce(self, send, recv, count, datatype, op, comm, stream):
@@ -366,6 +370,10 @@ class _StandInNccl:
     def ncclBroadcast(self, send, recv, count, datatype, root, comm, stream):
         return self._copy(send, recv, count, datatype, stream)
 
+    def ncclCommAbort(self, comm):
+        self.aborts += 1
+        return 0
+
     def ncclCommFinalize(self, comm):
         return 0
 
@@ -375,31 +383,49 @@ class _StandInNccl:
     def ncclGetUniqueId(self, uid):
         return 0
 
+    def ncclGetErrorString(self, code):
+        return b"stand-in error"
 
-def test_gpu_path_counts_types_and_ops_with_a_stand_in_nccl(single, monkeypatch, rng):
-    """The calls the GPU path makes (element counts, NCCL types and ops, output shapes and
-    dtypes) on every dtype and layout, with the device and NCCL replaced by host stand-ins."""
+    def ncclGetLastError(self, comm):
+        return b""
+
+
+@pytest.fixture
+def stand_in_gpu(single, monkeypatch):
+    """(stand-in libnccl, stand-in cuda device); `events_done` says whether the GPU has
+    finished the work before an event."""
     from types import SimpleNamespace
 
-    from arrayx._array_object import Array
     from arrayx.cuda.engine import runtime
     from arrayx.distributed import _nccl
     lib = _StandInNccl()
+    lib.events_done = True
     stream = SimpleNamespace(ptr=lib.STREAM, device_index=0,
                              encoder=SimpleNamespace(flush=lambda: None, hold=lambda *o: None))
-    event = SimpleNamespace(record=lambda s: event, query=lambda: True)
+    event = SimpleNamespace(record=lambda s: event, query=lambda: lib.events_done)
     monkeypatch.setattr(_nccl, "_lib", lib)
     monkeypatch.setattr(runtime, "get_device", lambda index=0: SimpleNamespace(stream=stream))
     monkeypatch.setattr(runtime, "Event", lambda device: event)
-    device = _StandInDevice()
+    return lib, _StandInDevice()
+
+
+def _stand_in_array(h, device):
+    from arrayx._array_object import Array
+    return Array._new(_StandInArray(h), device)
+
+
+def test_gpu_path_counts_types_and_ops_with_a_stand_in_nccl(stand_in_gpu, rng):
+    """The calls the GPU path makes (element counts, NCCL types and ops, output shapes and
+    dtypes) on every dtype and layout, with the device and NCCL replaced by host stand-ins."""
+    lib, device = stand_in_gpu
     for dtype in ALL_DTYPES:
         for shape in [(), (0,), (7,), (3, 4), (2, 0, 3), "view"]:
             h = make_data(dtype, (7, 9), rng)[1:, ::2] if shape == "view" else \
                 make_data(dtype, shape, rng)
-            x = Array._new(_StandInArray(h), device)
+            x = _stand_in_array(h, device)
             for op in _ops(dtype):
                 for got in (dist.all_reduce(x, op),
-                            dist.reduce_scatter(Array._new(_StandInArray(h[None]), device), op)):
+                            dist.reduce_scatter(_stand_in_array(h[None], device), op)):
                     assert got._device is device and got.dtype == h.dtype
                     np.testing.assert_array_equal(got._data.h, h)
             np.testing.assert_array_equal(dist.all_gather(x)._data.h, h[None])
@@ -408,6 +434,52 @@ def test_gpu_path_counts_types_and_ops_with_a_stand_in_nccl(single, monkeypatch,
     # complex as twice as many floats (7, 8)
     assert {(1, 2), (1, 3)} <= set(lib.reductions) and (2, 0) in lib.reductions
     assert not {t for t, _ in lib.reductions} - {0, 1, 2, 3, 4, 5, 7, 8}
+
+
+def test_a_collective_unfinished_past_the_timeout_is_aborted_and_raised(stand_in_gpu):
+    lib, device = stand_in_gpu
+    x = _stand_in_array(np.ones(5), device)
+    dist.all_reduce(x)
+    dist._current().nccl.timeout = 0.3
+    lib.events_done = False  # the GPU never gets past the next collective
+    start = time.monotonic()
+    with pytest.raises(dist.DistributedError, match="did not finish on the GPU within 0.3 s"):
+        dist.all_reduce(x)
+        while time.monotonic() - start < 10:  # the watchdog raises here, in this thread
+            time.sleep(0.01)
+    assert time.monotonic() - start < 5 and lib.aborts == 1
+    with pytest.raises(dist.DistributedError, match="communicator was aborted"):
+        dist.all_reduce(x)
+
+
+@pytest.mark.parametrize("when", ["queued", "on the GPU"])
+def test_an_asynchronous_nccl_error_is_raised(stand_in_gpu, when):
+    lib, device = stand_in_gpu
+    x = _stand_in_array(np.ones(5), device)
+    dist.all_reduce(x)
+    lib.events_done = False
+    if when == "queued":
+        lib.state = 6  # ncclRemoteError, found when the next call is queued
+        with pytest.raises(dist.DistributedError, match="all_reduce failed: ncclRemoteError"):
+            dist.all_reduce(x)
+    else:
+        with pytest.raises(dist.DistributedError, match="failed on the GPU: ncclRemoteError"):
+            dist.all_reduce(x)
+            lib.state = 6  # while the collective runs: the watchdog raises it in this thread
+            start = time.monotonic()
+            while time.monotonic() - start < 10:
+                time.sleep(0.01)
+    assert lib.aborts == 1
+
+
+def test_a_communicator_that_never_becomes_ready_is_aborted(stand_in_gpu):
+    lib, device = stand_in_gpu
+    lib.state = 7  # ncclInProgress for ever: initialisation waits for a peer that never comes
+    dist._current().timeout = 0.3
+    with pytest.raises(dist.DistributedError, match="ncclCommInitRankConfig did not complete "
+                                                    "within 0.3 s"):
+        dist.all_reduce(_stand_in_array(np.ones(5), device))
+    assert lib.aborts == 1
 
 
 if __name__ == "__main__":

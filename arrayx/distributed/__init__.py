@@ -35,8 +35,9 @@ max/min follows NCCL.
 Failures raise ``DistributedError`` instead of hanging: a peer that dies or stays silent for
 ``ARRAYX_DISTRIBUTED_TIMEOUT`` seconds (default 300) breaks the group on every rank still
 running. On a GPU, a collective still unfinished after the timeout is aborted
-(``ncclCommAbort``) and the error is raised in the thread that queued it; its result is
-undefined. Arguments that differ across ranks (shapes, dtypes, ops, roots) are a ValueError on
+(``ncclCommAbort``, which ends its kernels) and the error is raised in the thread that queued
+it, as soon as that thread runs Python code again; its result is undefined, and later calls on
+GPU arrays raise too. One thread at a time may call the collectives of GPU arrays. Arguments that differ across ranks (shapes, dtypes, ops, roots) are a ValueError on
 every rank for host arrays and leave the group usable; for GPU arrays they are not checked.
 """
 
