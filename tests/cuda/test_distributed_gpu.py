@@ -139,8 +139,8 @@ def _run_python(code, timeout=60):
 
 def test_a_collective_stuck_on_the_gpu_is_aborted_and_raised():
     """The stream waits on a device flag, so the collective behind it cannot finish: after the
-    timeout (3 s) the watchdog aborts the communicator and raises in the thread that queued it.
-    A timer sets the flag at 6 s, so the stream drains whether or not NCCL's abort waits for
+    timeout (1 s) the watchdog aborts the communicator and raises in the thread that queued it.
+    A timer sets the flag at 3 s, so the stream drains whether or not NCCL's abort waits for
     it."""
     r = _run_python("""
         import threading, time
@@ -148,7 +148,7 @@ def test_a_collective_stuck_on_the_gpu_is_aborted_and_raised():
         from arrayx.cuda.engine import runtime
         dist.init(timeout=120)
         dist.all_reduce(xp.ones(1, device="cuda:0"))  # NCCL set up within the long timeout
-        dist._current().nccl.timeout = 3  # the watchdog's, from now on
+        dist._current().nccl.timeout = 1  # the watchdog's, from now on
         flag = xp.zeros(1, dtype=xp.uint32, device="cuda:0")
         stream = runtime.get_device(0).stream
         stream.encoder.flush()
@@ -162,7 +162,7 @@ def test_a_collective_stuck_on_the_gpu_is_aborted_and_raised():
                           "cuMemsetD32Async")
             side.synchronize()
 
-        threading.Timer(6.0, release).start()
+        threading.Timer(3.0, release).start()
         start = time.monotonic()
         try:
             dist.all_reduce(xp.ones(1000, device="cuda:0"))
@@ -178,7 +178,7 @@ def test_a_collective_stuck_on_the_gpu_is_aborted_and_raised():
             print(f"then: {e}")
     """, timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr[-4000:]
-    assert "raised after" in r.stdout and "did not finish on the GPU within 3 s" in r.stdout, \
+    assert "raised after" in r.stdout and "did not finish on the GPU within 1 s" in r.stdout, \
         r.stdout + r.stderr[-4000:]
     assert "then: the NCCL communicator was aborted" in r.stdout, r.stdout
 
