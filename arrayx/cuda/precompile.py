@@ -9,7 +9,8 @@ the backend can launch for arrays under 2**31 elements (each function for every 
 array or scalar operands, contiguous vectors, strided layouts and transposing tiles; casts,
 fill, where, clip and the creation kernels), the sort and set kernels, the commonest
 reductions, the common gather/scatter kernels, repeat's, the scans, flag scans, nonzero/mask
-kernels, searchsorted and the row functions' (softmax, logsumexp, the norms). Keys are the
+kernels, searchsorted, the row functions' (softmax, logsumexp, the norms) and linalg's own
+(triangle copies, the LU determinant, integer matmul, pinv's scaling). Keys are the
 run-time keys (``compiler.cache_key``), so a GPU machine given this cache folder compiles
 nothing for these (64-bit strided variants, for larger arrays, and rarer reductions compile on
 first use). Kernels already in the cache or shipped in the package are skipped; the rest are
@@ -37,6 +38,7 @@ from .kernels import elementwise, gather_scatter, manipulation, mask, reduce, sc
 from .kernels.sort import sets
 from .kernels import random
 from .kernels import rows
+from .kernels.linalg import kernels as linalg_kernels
 
 # every family whose kernels are compiled ahead of time (sets lists sort's kernels too)
 FAMILIES = (elementwise, sets, reduce, gather_scatter, manipulation, scan, mask, search,
@@ -67,6 +69,7 @@ SHIPPED_CCS = ((9, 0), (8, 0))
 
 def specs(only=None):
     out = [spec for family in FAMILIES for spec in family.precompile_specs()]
+    out += linalg_kernels.specs()  # linalg's own: triangle copies, LU determinant, integer matmul
     if only:
         out = [s for s in out if any(s.name.startswith((f"ew_{n}_", f"red_{n}_", f"{n}_"))
                                      for n in only)]
@@ -133,10 +136,18 @@ def _progress(total: int, desc: str, quiet: bool):
     return tqdm(total=total, desc=desc, unit="kernel", smoothing=0.05, file=sys.stderr)
 
 
+def _start_worker():
+    """numba's import and first-compile set-up before the first task, so that no kernel's time
+    includes them."""
+    first = compiler.KernelSpec("warm", "def warm(p):\n    p[0] = 1.0\n", "warm", ("float32*",))
+    compiler.compile_spec(first, (7, 5), debug=False)
+
+
 def _pool(jobs: int):
     # spawned, not forked: the parent may have opened the CUDA driver to read the device's
     # compute capability, and a forked child must not inherit that
-    return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
+    return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_start_worker)
 
 
 def warm(cc: tuple, chosen, jobs: int = 1, quiet: bool = False) -> dict:
