@@ -83,6 +83,18 @@ def test_warmup_rejects_bad_arguments(argv, message, capsys):
     assert message in capsys.readouterr().err
 
 
+def test_warmup_without_numba_cuda_says_what_to_install(monkeypatch, capsys):
+    import importlib.util
+
+    from arrayx.cuda import precompile
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "numba_cuda" else real(name, *a))
+    with pytest.raises(SystemExit):
+        precompile.main(["--cc", "9.0"])
+    assert "arrayx[cuda]" in capsys.readouterr().err
+
+
 def test_warmup_with_the_cache_off_says_so(monkeypatch, capsys):
     from arrayx.cuda import precompile
     monkeypatch.setenv("ARRAYX_KERNEL_CACHE", "off")

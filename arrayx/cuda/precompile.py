@@ -24,6 +24,7 @@ A change to any of their sources stales the archives (tests/test_warmup.py says 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import multiprocessing
 import os
@@ -334,6 +335,8 @@ def main(argv=None, prog: str = "python -m arrayx.cuda.precompile") -> int:
         ccs = _parse_ccs(a.cc) if a.cc is not None else None
     except ValueError as e:
         parser.error(f"--cc: {e}")
+    if importlib.util.find_spec("numba_cuda") is None:
+        parser.error("compiling kernels needs numba-cuda: pip install 'arrayx[cuda]'")
     if a.ship:
         for path, kernels, nbytes in build_shipped(ccs or SHIPPED_CCS, a.jobs, a.quiet):
             print(f"{path}: {kernels} kernels, {nbytes / 2**20:.2f} MiB")
