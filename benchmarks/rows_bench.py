@@ -4,18 +4,24 @@ divide...), PyTorch eager (torch.softmax, torch.log_softmax, torch.logsumexp,
 torch.nn.functional.layer_norm / rms_norm) and torch.compile of the same PyTorch functions, in
 one process.
 
-    python benchmarks/rows_bench.py --out DIR [--reps 20] [--compile_all 0]
+    python benchmarks/rows_bench.py --out DIR [--reps 20] [--compile_all 0] [--sweep 0]
 
-Shapes: 16384 x 4096, 8192 x 8192, 65536 x 128 and 1000 x 16 float32, and 8192 x 4096 float64
-(random normal, made on the host and shared with CuPy and PyTorch through DLPack); layer_norm
-with weight and bias, rms_norm with weight, eps 1e-5. Bytes = the input read once and the
-output written once (logsumexp: the input read once), the floor of a fused kernel; each figure
-is also a ratio to the device-to-device copy of the same bytes measured in this run (the
-ceiling). Target (issue 22): arrayx >= 0.9 of the copy on 16384 x 4096 float32, ahead of
-PyTorch eager and at torch.compile's level. torch.compile compiles each function for each shape
-(seconds apiece): by default only on 16384 x 4096 float32; --compile_all 1 does every shape
-(give the run BENCH_TIMEOUT=600). Each arrayx result is also compared with PyTorch's (the
-largest difference relative to the largest value), so a fast wrong kernel shows.
+Shapes: 16384 x 4096, 8192 x 8192, 65536 x 128, 4096 x 64 and 1000 x 16 float32, and
+8192 x 4096 float64 (random normal, made on the host and shared with CuPy and PyTorch through
+DLPack); layer_norm with weight and bias, rms_norm with weight, eps 1e-5. Bytes = the input
+read once and the output written once (logsumexp: the input read once), the floor of a fused
+kernel; each figure is also a ratio to the device-to-device copy of the same bytes measured in
+this run (the ceiling). Target (issue 22): arrayx >= 0.9 of the copy on 16384 x 4096 float32,
+ahead of PyTorch eager and at torch.compile's level. torch.compile compiles each function for
+each shape (seconds apiece): by default on 16384 x 4096 and the short rows (65536 x 128,
+4096 x 64); --compile_all 1 does every shape (give the run BENCH_TIMEOUT=600). Each arrayx
+result is also compared with PyTorch's (the largest difference relative to the largest value),
+so a fast wrong kernel shows.
+
+--sweep 1 then times arrayx alone with each knob of arrayx/cuda/kernels/rows/tuning.py moved
+from its default, one at a time (SWEEP), on the float32 shapes of SWEEP_SHAPES, and adds that
+table: the figures to choose the defaults from. It compiles about a hundred kernels (minutes
+with a cold kernel cache: give it BENCH_TIMEOUT=600).
 
 Median of --reps CUDA-event-timed calls after warm-up; host fallback is an error; the number of
 kernels numba compiled in this process is recorded (0 with a warm kernel cache). Writes
@@ -34,9 +40,20 @@ sys.path.insert(0, HERE)
 from harness import DATE, finish_benchmark, start_benchmark, write_report  # noqa: E402
 
 SHAPES = [((16384, 4096), "float32"), ((8192, 8192), "float32"), ((65536, 128), "float32"),
-          ((1000, 16), "float32"), ((8192, 4096), "float64")]
+          ((4096, 64), "float32"), ((1000, 16), "float32"), ((8192, 4096), "float64")]
 FUNCTIONS = ("softmax", "log_softmax", "logsumexp", "layer_norm", "rms_norm")
 TARGET_SHAPE = ((16384, 4096), "float32")
+# torch.compile by default: the target and the short rows (where PyTorch led)
+COMPILE_SHAPES = (TARGET_SHAPE, ((65536, 128), "float32"), ((4096, 64), "float32"))
+# --sweep: one knob moved from its default at a time (the first entry: the defaults)
+SWEEP = [("defaults", {}), ("GROUP_MIN_VECTORS=1", {"GROUP_MIN_VECTORS": 1}),
+         ("GROUP_MIN_VECTORS=2", {"GROUP_MIN_VECTORS": 2}),
+         ("GROUP_MIN_VECTORS=8", {"GROUP_MIN_VECTORS": 8}),
+         ("BLOCK_VECTORS=2", {"BLOCK_VECTORS": 2}), ("BLOCK_VECTORS=8", {"BLOCK_VECTORS": 8}),
+         ("LOAD_HINT=''", {"LOAD_HINT": ""}), ("MERGED_STATISTICS=True", {"MERGED_STATISTICS": True}),
+         ("OCCUPANCY_THREADS=0", {"OCCUPANCY_THREADS": 0}),
+         ("OCCUPANCY_THREADS=2048", {"OCCUPANCY_THREADS": 2048})]
+SWEEP_SHAPES = ((16384, 4096), (8192, 8192), (65536, 128), (4096, 64))
 TARGET_RATIO = 0.9  # of the copy, on TARGET_SHAPE
 EPS = 1e-5
 LIBS = ("arrayx", "cupy", "torch", "torch.compile")
@@ -91,7 +108,7 @@ def relative_difference(got, expected_torch, torch):
 
 
 def main():
-    a, H = start_benchmark("arrayx CUDA fused row functions", compile_all=0)
+    a, H = start_benchmark("arrayx CUDA fused row functions", compile_all=0, sweep=0)
     import numpy as np
 
     import arrayx as xp
@@ -114,7 +131,7 @@ def main():
         if torch is not None:
             tx, tw, tb = (torch.from_dlpack(v) for v in (x, w, b))
             fns["torch"] = {n: (lambda f=f: f(tx, tw, tb)) for n, f in torch_fns.items()}
-            if a.compile_all or (shape, dtype) == TARGET_SHAPE:
+            if a.compile_all or (shape, dtype) in COMPILE_SHAPES:
                 fns["torch.compile"] = {}
                 for n, f in torch_fns.items():
                     if n not in compiled:  # static shapes: one specialisation a shape
@@ -146,8 +163,10 @@ def main():
                 row["met"] = "arrayx" in row and row["arrayx"][2] >= TARGET_RATIO
             rows.append(row)
         del x, w, b, fns
-    doc = finish_benchmark(H, a.out, "rows", {"table": rows}, "fused row functions",
-                           table_lines(rows))
+    swept = sweep(H, xp, rng, a.reps) if a.sweep else []
+    lines = table_lines(rows) + ([""] + sweep_lines(swept) if swept else [])
+    doc = finish_benchmark(H, a.out, "rows", {"table": rows, "sweep": swept},
+                           "fused row functions", lines)
     write_report(os.path.join(a.out, f"rows-{DATE}.md"), "CUDA fused row functions", doc, [
         "Median of CUDA-event-timed calls after warm-up, in one process: ms, and in brackets "
         "TB/s (input read once + output written once; logsumexp: input read) and the ratio to "
@@ -156,7 +175,53 @@ def main():
         "F.layer_norm (weight, bias), F.rms_norm (weight); eps 1e-5. 'vs torch': arrayx's "
         "largest difference from PyTorch's result, relative to its largest value.",
         "Command: `python3 benchmarks/rows_bench.py --out $OUT` on the lent H200."],
-        table_lines(rows))
+        lines)
+
+
+def sweep(H, xp, rng, reps):
+    """[{"knobs", "op", "ms", "ratio_to_copy"}]: arrayx alone on SWEEP_SHAPES (float32) with
+    each SWEEP setting of the family's knobs (the plans' cache cleared at each), the defaults
+    restored after."""
+    from arrayx.cuda.kernels.rows import plans, tuning
+    defaults = {name: getattr(tuning, name) for _, knobs in SWEEP for name in knobs}
+    out = []
+    for shape in SWEEP_SHAPES:
+        M, K = shape
+        x = xp.asarray(rng.standard_normal(shape).astype("float32"), device="cuda:0")
+        w = xp.asarray(rng.standard_normal(K).astype("float32"), device="cuda:0")
+        b = xp.asarray(rng.standard_normal(K).astype("float32"), device="cuda:0")
+        ceiling = H.copy_ceiling(M * K, reps)["tb_per_s"]
+        fns = arrayx_fns(xp, x, w, b)
+        for label, knobs in SWEEP:
+            for name, value in {**defaults, **knobs}.items():
+                setattr(tuning, name, value)
+            plans.layout.cache_clear()
+            for name in FUNCTIONS:
+                nbytes = M * K * 4 * (1 if name == "logsumexp" else 2)
+                op = f"{name} {M} x {K} float32"
+                ms = H.gpu_time("arrayx", fns[name], reps=reps)
+                rec = H.bandwidth(f"sweep {label}: {op}", "arrayx", ms, nbytes)
+                out.append({"knobs": label, "op": op, "ms": ms,
+                            "ratio_to_copy": round(rec["tb_per_s"] / ceiling, 3)})
+        del x, w, b, fns
+    for name, value in defaults.items():
+        setattr(tuning, name, value)
+    plans.layout.cache_clear()
+    return out
+
+
+def sweep_lines(swept):
+    """One row an operation, one column a knob setting: ms (ratio to the copy)."""
+    labels = [label for label, _ in SWEEP]
+    ops = list(dict.fromkeys(r["op"] for r in swept))
+    cell = {(r["op"], r["knobs"]): r for r in swept}
+    lines = ["| operation | " + " | ".join(labels) + " |",
+             "| --- |" + " --- |" * len(labels)]
+    for op in ops:
+        lines.append(f"| {op} | " + " | ".join(
+            f"{cell[op, l]['ms']:.3f} ({cell[op, l]['ratio_to_copy']:.2f})" if (op, l) in cell
+            else "-" for l in labels) + " |")
+    return lines
 
 
 def _cell(v):

@@ -57,7 +57,7 @@ def test_kernels_on_the_simulator():
 # (function, dtype, row length, 16-byte vectors, weight, bias): one kernel of each layout
 PTX_CASES = [("softmax", "float32", 4096, True, False, False),       # a block's registers
              ("layer_norm", "float32", 1000, True, True, True),      # a warp's registers
-             ("rms_norm", "float32", 16, True, True, False),         # 4 lanes a row
+             ("rms_norm", "float32", 16, True, True, False),         # a row a lane
              ("logsumexp", "float32", 128, True, False, False),      # streamed by a warp
              ("log_softmax", "float32", 16384, True, False, False),  # streamed, read twice
              ("layer_norm", "float64", 9000, True, True, False),     # Chan moments, streamed
@@ -72,11 +72,12 @@ def _ptx_case_id(case):
 
 @pytest.mark.parametrize("case", PTX_CASES, ids=_ptx_case_id)
 def test_kernels_compile_to_ptx(case):
-    """No local memory; 16-byte loads and stores on the vector paths (scalar ones otherwise);
-    warp shuffles, a barrier only for rows of more than 32 lanes, and the block size bound."""
+    """No local memory; 16-byte loads (with the LOAD_HINT qualifier) and stores on the vector
+    paths (scalar ones otherwise); warp shuffles (none for a row a lane), a barrier only for
+    rows of more than 32 lanes, and the launch bounds."""
     pytest.importorskip("numba.cuda")
     from arrayx.cuda.engine import compiler
-    from arrayx.cuda.kernels.rows import plans
+    from arrayx.cuda.kernels.rows import plans, tuning
     from arrayx.cuda.kernels.rows.source import kernel_spec
     name, dtype, K, vec, weight, bias = case
     k = plans.layout(name, np.dtype(dtype), K, vec, weight, bias)
@@ -92,13 +93,15 @@ def test_kernels_compile_to_ptx(case):
     mem = {line.split()[0] for line in ptx.splitlines()
            if line.strip().startswith(("ld.global", "st.global"))}
     wide = "v4.f32" if dtype == "float32" else "v2.f64"
-    assert (f"ld.global.{wide}" in mem) == vec, mem
+    hinted = f"ld.global{tuning.LOAD_HINT}.v4.u32" if tuning.LOAD_HINT else f"ld.global.{wide}"
+    assert (hinted in mem) == vec and bool(k.hint) == vec, (mem, k)
     scalar = f"st.global.f{dtype[-2:]}"
     stored = f"st.global.{wide}" if vec and name != "logsumexp" else scalar
     assert stored in mem, mem
-    assert "shfl.sync.bfly" in ptx
+    assert ("shfl.sync.bfly" in ptx) == (k.T > 1), k  # a row a lane needs none
     assert ("bar.sync" in ptx) == (k.T > 32), k
     assert f".maxntid {k.block}, 1, 1" in ptx
+    assert f".minnctapersm {k.occupancy}" in ptx, k
     if split:  # the partial fenced before the ticket, the fold's loads through L2 after it
         lines = [line.strip() for line in ptx.splitlines()]
         atom = next(i for i, line in enumerate(lines) if line.startswith("atom.global.add.u32"))
@@ -131,18 +134,18 @@ def _call(xp, name, x, w=None, b=None):
 
 # (label, dtype, M, K, column offset, expected mode, expected lanes a row or None, vectors?)
 GPU_CASES = [
-    ("short rows, several a block", "float32", 1000, 16, 0, "regs", 4, True),
-    ("one vector a lane", "float32", 4096, 128, 0, "regs", 32, True),
+    ("short rows, a row a lane", "float32", 1000, 16, 0, "regs", 1, True),
+    ("short rows, 8 lanes a row", "float32", 4096, 128, 0, "regs", 8, True),
     ("a warp's registers", "float32", 300, 1000, 0, "regs", 32, True),
     ("a block's registers", "float32", 200, 4096, 0, "regs", 256, True),
     ("the largest register rows", "float32", 100, 8192, 0, "regs", 512, True),
     ("long rows read twice", "float32", 40, 50000, 0, "stream", None, True),
     ("unaligned rows (offset view)", "float32", 300, 4095, 1, "regs", None, False),
-    ("odd short rows", "float32", 999, 7, 0, "regs", 8, False),
+    ("odd short rows", "float32", 999, 7, 0, "regs", 2, False),
     ("unaligned long rows", "float32", 20, 20001, 3, "stream", None, False),
     ("float64 registers", "float64", 300, 2048, 0, "regs", None, True),
     ("float64 long rows", "float64", 30, 9000, 0, "stream", None, True),
-    ("many rows (a large grid)", "float32", 300000, 32, 0, "regs", 8, True),
+    ("many rows (a large grid)", "float32", 300000, 32, 0, "regs", 2, True),
 ]
 
 
@@ -268,7 +271,7 @@ def _simulate():
     from numba.cuda.simulator import kernelapi
 
     from arrayx.cuda.kernels.rows import plans, tuning
-    from arrayx.cuda.kernels.rows.source import kernel_spec
+    from arrayx.cuda.kernels.rows.source import MERGEABLE, kernel_spec
 
     kernelapi.FakeCUDAModule.shfl_xor_sync = \
         lambda self, mask, v, d: _exchange(v, lambda lane: lane ^ d)
@@ -278,6 +281,7 @@ def _simulate():
     tuning.STREAM_BLOCK, tuning.STREAM_UNROLL, tuning.STREAM_GROUP_VECTORS = 64, 2, 16
     tuning.SPLIT_MIN_CHUNKS = 1  # a simulated GPU of 2 SMs: logsumexp of up to 7 rows splits
     counters = np.zeros(tuning.SPLIT_COUNTERS, np.uint32)
+    merged_default = tuning.MERGED_STATISTICS
 
     def ticket(c, i):  # blocks run one after another: no race
         old = c[i]
@@ -298,7 +302,8 @@ def _simulate():
         k = k._replace(split=S > 1)
         spec = kernel_spec(k)
         ns = {"cuda": cuda, "libdevice": Libdevice, "ticket": ticket,
-              "load_cg": lambda p, i: p[i], **NUMPY_TYPES}
+              "load_cg": lambda p, i: p[i], "hinted_vload": lambda n, hint: vload(n),
+              **NUMPY_TYPES}
         ns.update({f"vload{n}": vload(n) for n in (1, 2, 4)})
         ns.update({f"vstore{n}": vstore(n) for n in (1, 2, 4)})
         exec(spec.source, ns)
@@ -344,15 +349,21 @@ def _simulate():
             vec = K % V == 0 and col % V == 0 and row_stride % V == 0
             w = (1.0 + rng.standard_normal(K)).astype(dtype)
             b = rng.standard_normal(K).astype(dtype)
-            for name in FUNCTIONS:
+            # softmax and log_softmax also with MERGED_STATISTICS on (the block rows' one barrier)
+            variants = [(name, False) for name in FUNCTIONS] + [(n, True) for n in MERGEABLE]
+            for name, merged in variants:
+                tuning.MERGED_STATISTICS = merged
+                plans.layout.cache_clear()
                 weight = w if name in ("layer_norm", "rms_norm") else None
                 bias = b if name == "layer_norm" else None
                 got, k = run(name, base, col, M, K, row_stride, weight, bias, vec)
                 ok = close(got, cpu_result(name, h, weight, bias), dtype, scale=10.0)
                 print(f"{'ok ' if ok else 'BAD'} {name} {dtype} {M}x{K} (offset {col}, row "
                       f"stride {row_stride}): {k.mode} T={k.T} C={k.C} V={k.V} block={k.block}"
-                      + (" split" if k.split else ""), flush=True)
+                      + (" split" if k.split else "") + (" merged" if k.merged else ""),
+                      flush=True)
                 bad += not ok
+            tuning.MERGED_STATISTICS = merged_default
     print("BAD", bad)
     return bad
 

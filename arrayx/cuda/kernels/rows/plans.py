@@ -1,10 +1,12 @@
 """Which kernel serves rows of a length: `layout` (a `RowKernel`), cached per (function, dtype,
-row length, vector access, weight, bias); the row count only sets the grid.
+row length, vector access, weight, bias) while the knobs stay as they are (a sweep that sets
+them calls `layout.cache_clear()`); the row count only sets the grid.
 
 * Rows that fit in registers (at most REGISTER_ROW_BYTES; logsumexp never needs them: it writes
   no row back) are read once and written once: up to GROUP_VECTORS vectors a lane over a group
-  of T <= 32 lanes (T the least power of two covering the row's vectors, several rows a block),
-  else a block of T lanes (64 to MAX_BLOCK, about BLOCK_VECTORS vectors a lane).
+  of T <= 32 lanes (T the least power of two giving each lane GROUP_MIN_VECTORS vectors or
+  fewer, several rows a block), else a block of T lanes (64 to MAX_BLOCK, about BLOCK_VECTORS
+  vectors a lane).
 * Longer rows are streamed by a block of STREAM_BLOCK threads, read twice.
 * logsumexp streams every row: a group of T <= 32 lanes a row up to STREAM_GROUP_VECTORS
   vectors, else a block of up to STREAM_BLOCK lanes.
@@ -20,19 +22,30 @@ from __future__ import annotations
 import functools
 
 from . import tuning
-from .source import RowKernel
+from .source import MERGEABLE, RowKernel
 
 
 def _pow2_at_least(n: int) -> int:
     return 1 << max(0, (n - 1).bit_length())
 
 
+def _options(func, dtype, mode, T, C, V, block):
+    """The RowKernel fields set by knobs: the hinted loads (16-byte vectors only), the merged
+    statistics (softmax and log_softmax rows held in a block's registers: a group's reductions
+    are shuffles, with no barrier to save) and the blocks an SM the registers must allow."""
+    bounded = mode == "regs" and C * V * dtype.itemsize <= tuning.OCCUPANCY_ROW_BYTES
+    return {"hint": tuning.LOAD_HINT if V > 1 else "",
+            "merged": tuning.MERGED_STATISTICS and mode == "regs" and T > 32 and func in MERGEABLE,
+            "occupancy": max(1, tuning.OCCUPANCY_THREADS // block) if bounded else 1}
+
+
 def _group(func, dtype, mode, nv, V, weight, bias):
-    """Several rows a block: T <= 32 lanes a row, the least power of two covering its nv
-    vectors (one vector a lane for rows of up to 32)."""
-    T = min(32, _pow2_at_least(nv))
-    return RowKernel(func, dtype, mode, T, -(-nv // T) if mode == "regs" else tuning.STREAM_UNROLL,
-                     V, tuning.GROUP_BLOCK, weight, bias)
+    """Several rows a block: T <= 32 lanes a row, the least power of two with
+    GROUP_MIN_VECTORS vectors a lane covering its nv vectors."""
+    T = min(32, _pow2_at_least(-(-nv // tuning.GROUP_MIN_VECTORS)))
+    C = -(-nv // T) if mode == "regs" else tuning.STREAM_UNROLL
+    return RowKernel(func, dtype, mode, T, C, V, tuning.GROUP_BLOCK, weight, bias,
+                     **_options(func, dtype, mode, T, C, V, tuning.GROUP_BLOCK))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -44,13 +57,16 @@ def layout(func, dtype, K, vec, weight, bias) -> RowKernel:
         if nv <= 32 * tuning.GROUP_VECTORS:
             return _group(func, dtype, "regs", nv, V, weight, bias)
         T = min(tuning.MAX_BLOCK, max(64, _pow2_at_least(-(-nv // tuning.BLOCK_VECTORS))))
-        return RowKernel(func, dtype, "regs", T, -(-nv // T), V, T, weight, bias)
+        C = -(-nv // T)
+        return RowKernel(func, dtype, "regs", T, C, V, T, weight, bias,
+                         **_options(func, dtype, "regs", T, C, V, T))
     if func == "logsumexp" and nv <= tuning.STREAM_GROUP_VECTORS:
         return _group(func, dtype, "stream", nv, V, weight, bias)
     T = tuning.STREAM_BLOCK
     if func == "logsumexp":  # rows of a few chunks a lane take fewer lanes than long ones
         T = min(T, max(64, _pow2_at_least(-(-nv // (2 * tuning.STREAM_UNROLL)))))
-    return RowKernel(func, dtype, "stream", T, tuning.STREAM_UNROLL, V, T, weight, bias)
+    return RowKernel(func, dtype, "stream", T, tuning.STREAM_UNROLL, V, T, weight, bias,
+                     **_options(func, dtype, "stream", T, tuning.STREAM_UNROLL, V, T))
 
 
 def split_count(k: RowKernel, M: int, nv: int, sms: int) -> int:

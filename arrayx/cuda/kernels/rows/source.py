@@ -3,7 +3,8 @@
 * ``regs``: the row lives in registers. Lane l of a row's T lanes holds slots c = 0..C-1, slot
   c being the V elements from (c T + l) V (a 16-byte vector when V > 1); slots past the row
   hold the function's neutral value. The row is read once, reduced across the lanes (warp
-  shuffles; past 32 lanes, one shared-memory round a reduction), and written once.
+  shuffles; past 32 lanes, one shared-memory round a reduction, or for softmax and
+  log_softmax with `merged` one round for the max and the sum together), and written once.
 * ``stream``: the row is read in chunks of U vectors a lane (lane l loads vectors v, v + T, ...,
   v = l + U T i), folded into running statistics (an online max and sum, shifted Chan
   moments, a sum of squares), reduced across the lanes, then read again to write (logsumexp
@@ -11,7 +12,7 @@
   row among S blocks, each streaming a contiguous part; the last to finish folds the parts.
 
 T <= 32 lanes are a group inside a warp and a block holds block // T rows; T > 32 lanes are the
-whole block, one row. Every lane runs every shuffle and barrier (lanes of rows past M load
+whole block, one row. The row's 16-byte loads carry `hint`, a PTX cache qualifier. Every lane runs every shuffle and barrier (lanes of rows past M load
 nothing and store nothing), so the groups stay converged.
 
 Statistics (what each function folds, in the dtype: float32 in float32, float64 in float64):
@@ -36,6 +37,7 @@ from ...engine import compiler
 from .._common import PREAMBLE, KernelSource, kernel_name, vload_statement
 
 ONLINE = ("softmax", "log_softmax", "logsumexp")
+MERGEABLE = ("softmax", "log_softmax")  # their regs rows may take one merged reduction
 
 
 class RowKernel(NamedTuple):
@@ -43,7 +45,9 @@ class RowKernel(NamedTuple):
     'stream' (C vectors a lane a chunk); T lanes a row, V elements a vector (1: scalar loads),
     `block` threads a block; `weight`/`bias`: whether the kernel takes them; `split`: a
     logsumexp row is shared by S blocks (T == block), the last of them to finish folds their
-    partials."""
+    partials; `hint`: the PTX cache qualifier of the row's 16-byte loads ("": plain loads);
+    `merged`: a block's regs row takes its max and sum with one barrier; `occupancy`: blocks an
+    SM that ptxas must leave registers for."""
     func: str
     dtype: np.dtype
     mode: str
@@ -54,6 +58,9 @@ class RowKernel(NamedTuple):
     weight: bool = False
     bias: bool = False
     split: bool = False
+    hint: str = ""
+    merged: bool = False
+    occupancy: int = 1
 
 
 class _Math:
@@ -79,9 +86,11 @@ def _indent(lines, n=4):
 
 def kernel_name_of(k: RowKernel) -> str:
     layout = f"{k.mode}_t{k.T}{'c' if k.mode == 'regs' else 'u'}{k.C}v{k.V}"
+    hint = "".join(ch for ch in k.hint if ch.isalnum())  # e.g. "L1noallocate"
     return kernel_name("rows", k.func, k.dtype, layout, f"b{k.block}" if k.T < k.block else "",
                        "w" if k.weight else "", "bias" if k.bias else "",
-                       "split" if k.split else "")
+                       "split" if k.split else "", hint, "merged" if k.merged else "",
+                       f"occ{k.occupancy}" if k.occupancy > 1 else "")
 
 
 class _Source:
@@ -98,8 +107,9 @@ class _Source:
         self.names += 1
         return f"{stem}{self.names}"
 
-    def allreduce(self, var, op):
-        """Statements leaving op ('max' or 'sum') of `var` over the row's lanes in every lane."""
+    def allreduce(self, var, op, warp_only=False):
+        """Statements leaving op ('max' or 'sum') of `var` over the row's lanes in every lane
+        (`warp_only`: over the lanes of this lane's warp)."""
         k, R = self.k, self.m.R
 
         def fold(other):
@@ -110,7 +120,7 @@ class _Source:
         while off >= 1:
             lines += [f"o_ = cuda.shfl_xor_sync(0xffffffff, {var}, {off})"] + fold("o_")
             off //= 2
-        if k.T > 32:
+        if k.T > 32 and not warp_only:
             warps, sh = k.T // 32, self._fresh("sh_")
             lines += [f"{sh} = cuda.shared.array({warps}, {R})", "if tid % 32 == 0:",
                       f"    {sh}[tid // 32] = {var}", "cuda.syncthreads()", f"{var} = {sh}[0]",
@@ -198,7 +208,7 @@ class _Source:
         """Statement loading V elements at `pos` (an element offset of inp) into `names`."""
         if self.k.V == 1:
             return f"{names[0]} = inp[{pos}]"
-        return vload_statement(names, "inp", pos)
+        return vload_statement(names, "inp", pos, f"vload_hint{self.k.V}" if self.k.hint else None)
 
     def output_values(self, names, j):
         """(statements, expressions): the outputs of the input values `names` at row index j
@@ -263,7 +273,10 @@ class _Source:
             lines += [f"if in{c}:"] + _indent(body)
         src.section("this lane's slots of the row (slots past the row: neutral)", lines)
         f = k.func
-        if f in ONLINE:
+        if k.merged:
+            self.merged_statistics(src, flat)
+            exprs = {x: f"{x} * r" for x in flat} if f == "softmax" else None
+        elif f in ONLINE:
             lines = ["m = x0_0"] + [f"m = {_max('m', x)}" for x in flat[1:]]
             src.section("the row's maximum", lines + self.allreduce("m", "max"))
             if f == "softmax":  # the exponentials replace the values: one exp an element
@@ -305,6 +318,41 @@ class _Source:
                               [f"vstore{V}(out, dst + j{c}, ({', '.join(outs)}))"])
             lines += [f"if in{c}:"] + _indent(body)
         src.section("the row's results", lines)
+
+    def merged_statistics(self, src, flat):
+        """softmax and log_softmax of a row held by a block, with one barrier: each warp's max
+        m_w (shuffles) and s_w = sum exp(x - sh_w) over its lanes (sh_w = m_w, or 0 while m_w
+        is -inf), then every thread merges the warps' pairs from shared memory into the row's
+        max m and s = sum s_w exp(sh_w - sh), sh the row's shift. softmax keeps exp(x - sh_w)
+        in place of x and scales it by r = exp(sh_w - m) / s (NaN for a row of -inf, +inf or
+        NaN, as exp(x - m) / s is)."""
+        k, M, R = self.k, self.m, self.m.R
+        warps = k.T // 32
+        lines = ["m = x0_0"] + [f"m = {_max('m', x)}" for x in flat[1:]]
+        lines += self.allreduce("m", "max", warp_only=True)
+        lines += [f"shw = m if m > {M.c('-INF')} else {M.c(0)}"]
+        if k.func == "softmax":
+            lines += [f"{x} = {M.exp}({x} - shw)" for x in flat]
+            lines += [f"s = {' + '.join(flat)}"]
+        else:
+            lines += [f"s = {' + '.join(f'{M.exp}({x} - shw)' for x in flat)}"]
+        src.section("this warp's max and sum of exponentials",
+                    lines + self.allreduce("s", "sum", warp_only=True))
+        lines = [f"sh_m = cuda.shared.array({warps}, {R})",
+                 f"sh_s = cuda.shared.array({warps}, {R})",
+                 "if tid % 32 == 0:", "    sh_m[tid // 32] = m", "    sh_s[tid // 32] = s",
+                 "cuda.syncthreads()", "m = sh_m[0]", f"for w_ in range(1, {warps}):",
+                 f"    m = {_max('m', 'sh_m[w_]')}",
+                 f"shr = m if m > {M.c('-INF')} else {M.c(0)}", f"s = {M.c(0)}",
+                 f"for w_ in range({warps}):",
+                 "    mw_ = sh_m[w_]",
+                 f"    s = s + sh_s[w_] * {M.exp}((mw_ if mw_ > {M.c('-INF')} else {M.c(0)})"
+                 " - shr)"]
+        if k.func == "softmax":
+            lines += [f"r = {M.exp}(shw - m) / s"]
+        else:
+            lines += self.statistics()
+        src.section("the row's max and sum from its warps'", lines)
 
     # -- stream mode ----------------------------------------------------------------------------
 
@@ -403,7 +451,10 @@ class _Source:
     def source(self):
         k = self.k
         args, types = self.signature()
-        src = KernelSource(kernel_name_of(k), args, PREAMBLE)
+        preamble = PREAMBLE
+        if k.hint:
+            preamble += f"vload_hint{k.V} = hinted_vload({k.V}, {k.hint!r})\n"
+        src = KernelSource(kernel_name_of(k), args, preamble)
         src.section("this thread's row and lane", self.prologue())
         if k.mode == "regs":
             self.regs(src)
@@ -413,7 +464,9 @@ class _Source:
 
 
 def kernel_spec(k: RowKernel) -> compiler.KernelSpec:
-    """The KernelSpec of `k`, bounded to its block size: ptxas keeps the registers within what
-    a block of 1024 threads may use (a larger allocation would fail every launch)."""
+    """The KernelSpec of `k`, bounded to its block size and occupancy: ptxas keeps the
+    registers within what `occupancy` blocks of `block` threads an SM may use (with one block
+    of 1024 threads, a larger allocation would fail every launch)."""
     src, types = _Source(k).source()
-    return compiler.KernelSpec(src.name, src.text(), src.name, tuple(types), (k.block, 1))
+    return compiler.KernelSpec(src.name, src.text(), src.name, tuple(types),
+                               (k.block, k.occupancy))

@@ -11,6 +11,11 @@ from __future__ import annotations
 # threads of a block whose rows are short enough for a group of at most 32 lanes (a warp or
 # part of one) each: 8 warps, several rows a block, no barrier anywhere in the kernel
 GROUP_BLOCK = 256
+# a short row's group takes lanes for at least this many 16-byte vectors each (T = the least
+# power of two with T * GROUP_MIN_VECTORS covering the row, at most 32): each lane has several
+# loads in flight and the row fewer shuffle steps (rows of 128 float32: 8 lanes of 4 vectors,
+# not 32 lanes of one)
+GROUP_MIN_VECTORS = 4
 # a row held in registers by a group of at most 32 lanes takes up to this many 16-byte vectors
 # a lane (8 x float4: 1024 float32, as PyTorch's and MLX's warp-per-row kernels stop near there)
 GROUP_VECTORS = 8
@@ -21,6 +26,22 @@ MAX_BLOCK = 1024
 # rows of at most this many bytes are held in registers (read once, written once): 8192 float32
 # or 4096 float64, 32 bytes a thread of a 1024-thread block; longer rows are read twice
 REGISTER_ROW_BYTES = 32768
+# PTX cache qualifier of the rows' 16-byte loads: every element is read once, so streaming
+# past L1 leaves it to the weight and bias every row reads again (as the reduction family's
+# LOAD_HINT; "" gives plain loads)
+LOAD_HINT = ".L1::no_allocate"
+# softmax and log_softmax rows held in a block's registers may take their max and sum across
+# the warps in one barrier instead of two (each warp's max and sum of exponentials, merged by
+# every thread as the online algorithm merges pairs; softmax rescales a warp's exponentials
+# once); off: the merge's exponentials cost registers (48 -> 52 a thread on 4096 float32,
+# 48 -> 67 on 8192: a block fewer an SM), to be measured against the barrier it saves
+MERGED_STATISTICS = False
+# threads an SM that ptxas keeps registers for in kernels holding at most OCCUPANCY_ROW_BYTES of
+# a row a thread in registers (launch bounds: OCCUPANCY_THREADS // block blocks an SM; 0: one):
+# without a bound, softmax of 4096 float32 takes 48 registers (5 blocks of 256 an SM) and
+# log_softmax 56 (4), with it 40, spilling nothing; kernels holding more spill under it
+OCCUPANCY_THREADS = 1536
+OCCUPANCY_ROW_BYTES = 64
 
 # long rows (and logsumexp's rows, never written back) are streamed by a block of this many
 # threads, a row a block ...
