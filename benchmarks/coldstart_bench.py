@@ -95,6 +95,11 @@ def child(lib: str, n: int) -> dict:
     ms["import"] = (time.perf_counter() - t0) * 1e3
     folder = os.environ.get("ARRAYX_KERNEL_CACHE") if lib == "arrayx" else None
     before = _cache_entries(folder) if folder else {}
+    stats = None
+    if lib == "arrayx":  # after the timed import: where each call's kernels came from
+        from arrayx.cuda.engine import compiler
+        stats = compiler.stats
+    counts, sources = stats() if stats else {}, {}
     x = None
     for step in STEPS[1:]:
         try:
@@ -113,7 +118,12 @@ def child(lib: str, n: int) -> dict:
             after = _cache_entries(folder)
             compiled[step] = sorted(after[k] for k in after.keys() - before.keys())
             before = after
-    return {"ms": ms, "errors": errors, "compiled": compiled}
+        if stats:
+            now = stats()
+            sources[step] = {k: now[k] - counts[k] for k in ("compiled", "disk_hits",
+                                                            "shipped_hits")}
+            counts = now
+    return {"ms": ms, "errors": errors, "compiled": compiled, "kernels": sources}
 
 
 def _run_child(variant: str, n: int, cache: str, timeout: float) -> dict:
@@ -202,10 +212,12 @@ def main():
         for step in STEPS:
             values = [r["ms"][step] for r in results if step in r["ms"]]
             errors = sorted({r["errors"][step] for r in results if step in r["errors"]})
-            compiled = [r["compiled"].get(step, []) for r in results]
+            extra = {}
+            if variant.startswith("arrayx"):
+                extra = {"compiled": [r["compiled"].get(step, []) for r in results],
+                         "kernels": [r.get("kernels", {}).get(step, {}) for r in results]}
             H.record(step, f"{variant} {phase}", statistics.median(values) if values else
-                     float("nan"), "ms", runs=values, errors=errors,
-                     **({"compiled": compiled} if variant.startswith("arrayx") else {}))
+                     float("nan"), "ms", runs=values, errors=errors, **extra)
     header = "| first call of | " + " | ".join(f"{LABELS[v]} {ph}" for v, ph in columns) + \
         " | target (arrayx) |"
     table = [header, "|" + " --- |" * (len(columns) + 2)]
@@ -218,10 +230,15 @@ def main():
     for variant, phase in columns:
         if not variant.startswith("arrayx") or phase != "cold":
             continue
-        first = runs[(variant, phase)][0]["compiled"]
-        counts = [f"{s} {len(first[s])}" for s in STEPS if first.get(s)]
+        first = runs[(variant, phase)][0]
+        counts = [f"{s} {len(first['compiled'][s])}" for s in STEPS
+                  if first["compiled"].get(s)]
         notes.append(f"Kernels compiled by {LABELS[variant]}'s first cold run, per call: "
                      + (", ".join(counts) if counts else "none") + ".")
+        shipped = [f"{s} {k['shipped_hits']}" for s, k in first.get("kernels", {}).items()
+                   if k.get("shipped_hits")]
+        if shipped:
+            notes.append(f"Shipped kernels it loaded, per call: {', '.join(shipped)}.")
     errors = sorted({f"{LABELS[v]} {ph}: {s}: {e}" for (v, ph), rs in runs.items() for r in rs
                      for s, e in r["errors"].items()})
     notes += [f"Error: {e}" for e in errors]
