@@ -102,13 +102,13 @@ def main(case):
     bad = 0
 
     def check(label, name, base, offset, shape, strides, axes, out_dt, ref, exact=True,
-              split=True, correction=0.0, rtol=1e-5):
+              split=True, correction=0.0, rtol=1e-5, atol=None):
         nonlocal bad
         t = time.time()
         got, plan = reduce_view(name, base, offset, shape, strides, axes, out_dt, 2, order_rng,
                                 correction)
         ok = np.array_equal(got, ref, equal_nan=got.dtype.kind == "f") if exact else \
-            np.allclose(got, ref, rtol=rtol, atol=rtol, equal_nan=True)
+            np.allclose(got, ref, rtol=rtol, atol=rtol if atol is None else atol, equal_nan=True)
         if split and plan.parts is None:
             ok = False
             label += " (expected a split plan)"
@@ -246,10 +246,17 @@ def _moments_cases(rng, check):
     v = x[1:20001]
     check("var f32 contig, mean 1e4", "var", x, 1, (20000,), (1,), (0,), "float32",
           _moments("var", v, 0, 0), exact=False)
+    # float64 of mean 1e8, spread 1e-3: the merges' differences of means keep their digits (the
+    # reference: NumPy on the data less its first element, an exact shift)
     x64 = (1e8 + rng.standard_normal(20003) * 1e-3)
+    v64 = x64[3:20003]
     check("std f64 contig, mean 1e8, correction 1", "std", x64, 3, (20000,), (1,), (0,),
-          "float64", _moments("std", x64[3:20003], 0, 1), exact=False, correction=1.0,
-          rtol=1e-9)
+          "float64", _moments("std", v64 - v64[0], 0, 1), exact=False, correction=1.0,
+          rtol=1e-12, atol=0)
+    huge = 1e200 + rng.standard_normal(50 * 40) * 1e140  # lanes with no element merge too
+    check("rows of 40 f64 near 1e200", "var", huge, 0, (50, 40), (40, 1), (1,), "float64",
+          _moments("var", (huge - huge[0]).reshape(50, 40), 1, 0), exact=False, split=False,
+          rtol=1e-12, atol=0)
     rows = (rng.standard_normal(18000) * 3 - 50).astype(f32)
     rev = _view(rows, 8999, (2, 9000), (9000, -1))
     check("row var reversed", "var", rows, 8999, (2, 9000), (9000, -1), (1,), "float32",

@@ -277,8 +277,12 @@ def test_moment_kernels_compile_for_sm90_without_local_memory(name, spec):
     from test_ptx import _ptx  # compiles for sm_90, skips where NVVM is missing
 
     from arrayx.cuda.kernels.reduce.tuning import LOAD_HINT
+    from arrayx.cuda.kernels.reduce.tuning import BLOCK, MOMENTS_BLOCKS_PER_SM
     ptx = _ptx(spec)
     assert ".local" not in ptx and "trap" not in ptx
+    # registers capped so that the wave split_count plans for fits
+    assert spec.launch_bounds == (BLOCK, MOMENTS_BLOCKS_PER_SM)
+    assert f".minnctapersm {MOMENTS_BLOCKS_PER_SM}" in ptx
     if name == "var-f32-contig-split":
         assert f"ld.global{LOAD_HINT}.v4.{'u32' if LOAD_HINT else 'f32'}" in ptx
     if name.endswith("-split"):

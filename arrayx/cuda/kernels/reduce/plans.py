@@ -98,7 +98,7 @@ def _plan_rows(plan, sms, red, lay, ksh, kst, rsh, rst, K, scalar, vec, align):
     bits = 32 if M < 2**31 and K < 2**31 else 64
     split = S > 1
     plan.key = ("group", red.key(), lay, T, N, vec, Dk, Dr, split, bits, unroll,
-                tuning.LOAD_HINT)
+                tuning.LOAD_HINT, tuning.launch_bounds(red))
     plan.build = lambda: group_spec(red, lay, T, N, vec, Dk, Dr, split, bits)
     tail = [align, K, S, scalar, M] + list(ksh) + list(kst)
     if lay == "general":
@@ -122,7 +122,7 @@ def _plan_column(plan, sms, red, K, sK, M, B, sB, scalar, vec):
     S = split_count(B * tiles, K // (tuning.WARPS * tuning.COLUMN_UNROLL * 2), sms)
     split = S > 1
     plan.key = ("column", red.key(), N, vec, split, tuning.COLUMN_UNROLL,
-                tuning.column_split_blocks(red))
+                tuning.launch_bounds(red, split))
     plan.build = lambda: column_spec(red, N, vec, split)
     plan.tail = (K, sK, M, B, sB, S, tiles, scalar)
     plan.grid = B * tiles * S

@@ -24,10 +24,12 @@ algorithm removes the mean first for the same reason). The sum of squares is com
 (Kahan): its terms are all positive, and when the data's spacing is coarse beside its spread (a
 mean of 1e4, a standard deviation of 1, in float32) their rounding errors do not cancel but add
 up to about one float32 ulp of the result. Each lane then turns them into the *combined* form
-(n, mean, M2), M2 the sum of squared deviations, in float64 for every dtype, and lanes, warps,
-blocks and split partials merge by Chan's formula: a float32 lane's rounding stays within its
-own few elements, and the merges add none at float32's scale. Complex values carry the mean's
-two parts and one M2 (|x - mean|^2, so var = var(real) + var(imag), real). The store divides M2
+(n, c, u, M2), the mean being c + u and M2 the sum of squared deviations, in float64 for every
+dtype, and lanes, warps, blocks and split partials merge by Chan's formula (`_chan_merge`): a
+float32 lane's rounding stays within its own few elements, and the merges add none at float32's
+scale; the mean stays split so that the merges' differences of means keep their digits when the
+mean is large beside the spread (float64 data of mean 1e8 and spread 1e-3). Complex values carry
+two parts of c and u and one M2 (|x - mean|^2, so var = var(real) + var(imag), real). The store divides M2
 by n - correction (`correction` is the kernel's scalar argument, where mean has its count), NaN
 when that is not positive or the slice is empty (an all-NaN slice of nanvar), and std takes the
 square root in float64 before rounding. Any infinity in a slice gives NaN (inf - inf), as
@@ -86,10 +88,11 @@ class Reduction:
         self.moments = base in ("var", "std")
         self.streams = self.moments
         self.scalar = "correction" if self.moments else "count"
-        if self.moments:  # combined: n, the mean (two parts for complex input), M2
+        if self.moments:  # combined: n, a shift c and the mean less c (two parts each for
+            # complex input), M2
             t = register_type(out_dt)
             pairs = 2 if in_dt.kind == "c" else 1
-            self.parts = ["float64"] * (2 + pairs)
+            self.parts = ["float64"] * (2 + 2 * pairs)
             # running: n, the shift c, the sums of d, the sum of squares and its compensation
             self.running_parts = ["int64"] + [t] * (2 * pairs + 2)
             self.complex = False
@@ -290,28 +293,36 @@ class Reduction:
         return lines + [f"if {present}:"] + ["    " + line for line in body]
 
     def _finish_moments(self, r: list, a: list) -> list:
-        """Running (n, c..., s..., q, k) into combined (n, c + s / n..., q - k - |s|^2 / n) in
+        """Running (n, c..., s..., q, k) into combined (n, c..., s / n..., q - k - |s|^2 / n) in
         float64; rounding may leave M2 a little below 0, which is put back at 0."""
-        pairs = len(a) - 2
+        pairs = (len(a) - 2) // 2
         n, shifts, sums = r[0], r[1:1 + pairs], r[1 + pairs:1 + 2 * pairs]
         lines = [f"{a[0]} = float64({n})",
                  f"_inv = float64(1) / {a[0]} if {n} > 0 else float64(0)"]
-        lines += [f"{m} = float64({c}) + float64({sm}) * _inv"
-                  for m, c, sm in zip(a[1:1 + pairs], shifts, sums)]
+        lines += [f"{ac} = float64({c})" for ac, c in zip(a[1:1 + pairs], shifts)]
+        lines += [f"{au} = float64({sm}) * _inv"
+                  for au, sm in zip(a[1 + pairs:1 + 2 * pairs], sums)]
         squared = " + ".join(f"float64({sm}) * float64({sm})" for sm in sums)
         lines += [f"_m2 = (float64({r[-2]}) - float64({r[-1]})) - ({squared}) * _inv",
                   f"{a[-1]} = float64(0) if _m2 < 0 else _m2"]
         return lines
 
     def _chan_merge(self, a: list, b: list) -> list:
-        """Chan's merge of (n, mean..., M2) b into a: the mean moves by delta * nb / n and M2
-        gains delta^2 * na * nb / n (an empty side changes nothing)."""
-        pairs = len(a) - 2
+        """Chan's merge of (n, c..., u..., M2) b into a, the mean being c + u: the difference
+        of the means, delta = (cb - ca) + (ub - ua), moves ua by delta * nb / n and adds
+        delta^2 * na * nb / n to M2. The shifts are data values and the u small, so delta keeps
+        its digits however large the mean (a difference of two rounded means would not); an
+        empty a takes b's shift, and an empty b changes nothing (not even through an overflowing
+        delta^2 times its count of 0)."""
+        pairs = (len(a) - 2) // 2
+        ca, ua, cb, ub = a[1:1 + pairs], a[1 + pairs:-1], b[1:1 + pairs], b[1 + pairs:-1]
         dm = [f"_dm{j}" for j in range(pairs)]
-        lines = [f"_n = {a[0]} + {b[0]}",
-                 f"_r = {b[0]} / _n if _n > 0 else float64(0)"]
-        lines += [f"{d} = {mb} - {ma}" for d, ma, mb in zip(dm, a[1:1 + pairs], b[1:1 + pairs])]
-        lines += [f"{ma} = {ma} + {d} * _r" for d, ma in zip(dm, a[1:1 + pairs])]
+        lines = [f"{c} = {d} if {a[0]} == 0 else {c}" for c, d in zip(ca, cb)]
+        lines += [f"_n = {a[0]} + {b[0]}",
+                  f"_r = {b[0]} / _n if _n > 0 else float64(0)"]
+        lines += [f"{d} = ({c2} - {c1}) + ({u2} - {u1}) if {b[0]} > 0 else float64(0)"
+                  for d, c1, u1, c2, u2 in zip(dm, ca, ua, cb, ub)]
+        lines += [f"{u} = {u} + {d} * _r" for d, u in zip(dm, ua)]
         squared = " + ".join(f"{d} * {d}" for d in dm)
         lines += [f"{a[-1]} = {a[-1]} + {b[-1]} + ({squared}) * {a[0]} * _r",
                   f"{a[0]} = _n"]

@@ -274,7 +274,7 @@ def group_spec(red, lay, T, N, vec, Dk, Dr, split, bits):
         leader = "True" if T == 1 else ("lane == 0" if T <= 32 else "tid == 0")
         src.section("the result", [f"if {leader} and g < M:", f"    out[g] = {red.store(acc)}"])
     hinted = lay == "contig" and vec and tuning.hinted_loads(red)
-    return _spec(src, types, N if hinted else None)
+    return _spec(src, types, N if hinted else None, tuning.launch_bounds(red))
 
 
 # ---- the column kernel: reduced axis strided, kept axis contiguous ----------------------------
@@ -377,8 +377,7 @@ def column_spec(red, N, vec, split):
         fold += ["if tid == 0:", "    counters[bt] = uint32(0)"]
         src.section("the tile's last block folds the S partials, stores, resets the counter",
                     ["cuda.syncthreads()", "if last_[0] != 0:"] + _indent(fold))
-    bounds = (tuning.BLOCK, tuning.column_split_blocks(red)) if split else ()
-    return _spec(src, types, None, bounds)
+    return _spec(src, types, None, tuning.launch_bounds(red, split))
 
 
 def precompile_specs():

@@ -43,9 +43,10 @@ COLUMN_SHARED_BYTES = 32768
 # blocks an SM must hold of a split column kernel (its registers are capped to fit): its fold
 # would otherwise cost it a block an SM, and 7% on 16k x 16k column sums
 COLUMN_SPLIT_BLOCKS_PER_SM = 5
-# ... and of the moments' split column kernel: its lanes' running sums and Chan merges take 64
-# registers, which 5 blocks would cut to 48, spilling the main loop (ptxas -v)
-MOMENTS_COLUMN_SPLIT_BLOCKS_PER_SM = 4
+# blocks an SM must hold of every moments kernel: the wave split_count plans for (their float64
+# merges would take 66-82 registers, 3 or 2 blocks; at 4 ptxas spills a few of the merges'
+# values, at the sums' 5 the column kernel's main loop)
+MOMENTS_BLOCKS_PER_SM = 4
 
 # a stream's split scratch: group counters (a split has fewer groups than one wave of blocks, so
 # this is generous) ...
@@ -73,6 +74,9 @@ def hinted_loads(red) -> bool:
     return bool(LOAD_HINT) and red.in_dt.kind in "iuf"
 
 
-def column_split_blocks(red) -> int:
-    """Blocks an SM must hold of the split column kernel of reduction `red`."""
-    return MOMENTS_COLUMN_SPLIT_BLOCKS_PER_SM if red.moments else COLUMN_SPLIT_BLOCKS_PER_SM
+def launch_bounds(red, split_column=False) -> tuple:
+    """(threads a block, blocks an SM must hold) of a kernel of reduction `red` (a split column
+    kernel: `split_column`), or () to leave its registers to ptxas."""
+    if red.moments:
+        return (BLOCK, MOMENTS_BLOCKS_PER_SM)
+    return (BLOCK, COLUMN_SPLIT_BLOCKS_PER_SM) if split_column else ()
