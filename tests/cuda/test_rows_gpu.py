@@ -281,7 +281,7 @@ def _simulate():
     tuning.STREAM_BLOCK, tuning.STREAM_UNROLL, tuning.STREAM_GROUP_VECTORS = 64, 2, 16
     tuning.SPLIT_MIN_CHUNKS = 1  # a simulated GPU of 2 SMs: logsumexp of up to 7 rows splits
     counters = np.zeros(tuning.SPLIT_COUNTERS, np.uint32)
-    merged_default = tuning.MERGED_STATISTICS
+    defaults = {knob: getattr(tuning, knob) for knob in ("MERGED_STATISTICS", "EARLY_AFFINE")}
 
     def ticket(c, i):  # blocks run one after another: no race
         old = c[i]
@@ -349,10 +349,14 @@ def _simulate():
             vec = K % V == 0 and col % V == 0 and row_stride % V == 0
             w = (1.0 + rng.standard_normal(K)).astype(dtype)
             b = rng.standard_normal(K).astype(dtype)
-            # softmax and log_softmax also with MERGED_STATISTICS on (the block rows' one barrier)
-            variants = [(name, False) for name in FUNCTIONS] + [(n, True) for n in MERGEABLE]
-            for name, merged in variants:
-                tuning.MERGED_STATISTICS = merged
+            # softmax and log_softmax also with MERGED_STATISTICS on (the block rows' one
+            # barrier), the norms with EARLY_AFFINE on (weight and bias loaded with the row)
+            variants = [(name, {}) for name in FUNCTIONS]
+            variants += [(n, {"MERGED_STATISTICS": True}) for n in MERGEABLE]
+            variants += [(n, {"EARLY_AFFINE": True}) for n in ("layer_norm", "rms_norm")]
+            for name, knobs in variants:
+                for knob, default in defaults.items():
+                    setattr(tuning, knob, knobs.get(knob, default))
                 plans.layout.cache_clear()
                 weight = w if name in ("layer_norm", "rms_norm") else None
                 bias = b if name == "layer_norm" else None
@@ -360,10 +364,11 @@ def _simulate():
                 ok = close(got, cpu_result(name, h, weight, bias), dtype, scale=10.0)
                 print(f"{'ok ' if ok else 'BAD'} {name} {dtype} {M}x{K} (offset {col}, row "
                       f"stride {row_stride}): {k.mode} T={k.T} C={k.C} V={k.V} block={k.block}"
-                      + (" split" if k.split else "") + (" merged" if k.merged else ""),
-                      flush=True)
+                      + (" split" if k.split else "") + (" merged" if k.merged else "")
+                      + (" early" if k.early else ""), flush=True)
                 bad += not ok
-            tuning.MERGED_STATISTICS = merged_default
+    for knob, default in defaults.items():
+        setattr(tuning, knob, default)
     print("BAD", bad)
     return bad
 

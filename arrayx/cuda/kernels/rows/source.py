@@ -47,7 +47,8 @@ class RowKernel(NamedTuple):
     logsumexp row is shared by S blocks (T == block), the last of them to finish folds their
     partials; `hint`: the PTX cache qualifier of the row's 16-byte loads ("": plain loads);
     `merged`: a block's regs row takes its max and sum with one barrier; `occupancy`: blocks an
-    SM that ptxas must leave registers for."""
+    SM that ptxas must leave registers for; `early`: a regs row's weight and bias are loaded
+    with the row, not after its statistics."""
     func: str
     dtype: np.dtype
     mode: str
@@ -61,6 +62,7 @@ class RowKernel(NamedTuple):
     hint: str = ""
     merged: bool = False
     occupancy: int = 1
+    early: bool = False
 
 
 class _Math:
@@ -90,7 +92,8 @@ def kernel_name_of(k: RowKernel) -> str:
     return kernel_name("rows", k.func, k.dtype, layout, f"b{k.block}" if k.T < k.block else "",
                        "w" if k.weight else "", "bias" if k.bias else "",
                        "split" if k.split else "", hint, "merged" if k.merged else "",
-                       f"occ{k.occupancy}" if k.occupancy > 1 else "")
+                       f"occ{k.occupancy}" if k.occupancy > 1 else "",
+                       "early" if k.early else "")
 
 
 class _Source:
@@ -266,8 +269,18 @@ class _Source:
         for c in range(C):
             lines += [f"j{c} = int64(({c} * {T} + lane) * {V})", f"in{c} = valid and j{c} < K"]
         lines += [f"{x} = {neutral}" for x in flat]
+        affine = [(flag, arr, stem) for flag, arr, stem in ((k.weight, "weight", "w"),
+                                                             (k.bias, "bias", "b")) if flag]
+        if k.early:  # the slots' weight and bias, in flight with the row's loads
+            lines += [f"{stem}{c}_{q} = {M.c(0)}" for _, _, stem in affine
+                      for c in range(C) for q in range(V)]
         for c, names in enumerate(slots):
             body = [self.load(names, f"src + j{c}")]
+            if k.early:
+                for _, arr, stem in affine:
+                    vals = [f"{stem}{c}_{q}" for q in range(V)]
+                    body.append(f"{vals[0]} = {arr}[j{c}]" if V == 1 else
+                                vload_statement(vals, arr, f"j{c}"))
             if k.func == "layer_norm":
                 body += [f"{x} = {x} - xr" for x in names]
             lines += [f"if in{c}:"] + _indent(body)
@@ -312,8 +325,11 @@ class _Source:
                 body = self.store(names, f"j{c}")
             else:  # the values already hold what the output needs, less weight and bias
                 pre, _ = self.output_values(names, f"j{c}")
-                outs = [exprs[x] + (f" * w_{q}" if k.weight else "") +
-                        (f" + b_{q}" if k.bias else "") for q, x in enumerate(names)]
+                w, b = (("w{c}_", "b{c}_") if k.early else ("w_", "b_"))
+                w, b = w.format(c=c), b.format(c=c)
+                pre = [] if k.early else pre
+                outs = [exprs[x] + (f" * {w}{q}" if k.weight else "") +
+                        (f" + {b}{q}" if k.bias else "") for q, x in enumerate(names)]
                 body = pre + ([f"out[dst + j{c}] = {outs[0]}"] if V == 1 else
                               [f"vstore{V}(out, dst + j{c}, ({', '.join(outs)}))"])
             lines += [f"if in{c}:"] + _indent(body)

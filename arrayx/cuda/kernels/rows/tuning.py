@@ -42,6 +42,11 @@ MERGED_STATISTICS = False
 # log_softmax 56 (4), with it 40, spilling nothing; kernels holding more spill under it
 OCCUPANCY_THREADS = 1536
 OCCUPANCY_ROW_BYTES = 64
+# layer_norm and rms_norm rows held in registers may load their weight and bias with the row
+# (in flight together) instead of after the statistics (a second wait, on L2, before the
+# stores); off: the early values hold registers through the reductions (4096 float32 with
+# weight and bias: 48 more a thread), to be measured against the wait they save
+EARLY_AFFINE = False
 
 # long rows (and logsumexp's rows, never written back) are streamed by a block of this many
 # threads, a row a block ...
