@@ -163,6 +163,7 @@ def main():
                 row["target"] = TARGET_RATIO
                 row["met"] = "arrayx" in row and row["arrayx"][2] >= TARGET_RATIO
             rows.append(row)
+            print(table_lines([row])[-1], flush=True)  # a run cut short still shows its rows
         del x, w, b, fns
     swept = sweep(H, xp, rng, a.reps) if a.sweep else []
     lines = table_lines(rows) + ([""] + sweep_lines(swept) if swept else [])
@@ -204,6 +205,8 @@ def sweep(H, xp, rng, reps):
                 rec = H.bandwidth(f"sweep {label}: {op}", "arrayx", ms, nbytes)
                 out.append({"knobs": label, "op": op, "ms": ms,
                             "ratio_to_copy": round(rec["tb_per_s"] / ceiling, 3)})
+                print(f"sweep {label}: {op} {ms:.3f} ms ({out[-1]['ratio_to_copy']:.2f} of copy)",
+                      flush=True)
         del x, w, b, fns
     for name, value in defaults.items():
         setattr(tuning, name, value)
