@@ -204,3 +204,46 @@ def test_shipped_keys_ignore_only_the_numba_cuda_version(monkeypatch):
     monkeypatch.setattr(compiler, "_versions", dict(real, arrayx="999.0"))
     assert compiler.shipped_key(spec, (9, 0)) != shipped
     assert compiler.shipped_key(spec, (8, 0)) != shipped
+
+
+def test_the_summary_names_the_cub_builds():
+    from arrayx.cuda import precompile
+    result = {"cc": (9, 0), "kernels": 3, "compiled": 1, "cached": 1, "shipped": 1,
+              "failed": [], "seconds": 1.5, "slowest": [(1.2, "k")]}
+    libraries = {"algorithms": 9, "built": 4, "seconds": 30.0,
+                 "failed": [("sort int32", "RuntimeError: no")]}
+    lines = precompile.summary_lines(result, "cuda:0, a GPU", 2, libraries)
+    assert "  CUB algorithms  9 (4 built, the rest already cached) in 30.0 s, 1 failed" in lines
+    assert "    sort int32: RuntimeError: no" in lines
+    assert lines[-1].startswith("cache folder ")
+    assert not any("CUB" in line for line in precompile.summary_lines(result, "--cc", 2))
+
+
+def test_the_library_warmup_calls_run_on_any_device():
+    """The calls warm_libraries makes, on the cpu: nothing to build, nothing failing."""
+    from arrayx.cuda import precompile
+    got = precompile.warm_libraries("cpu")
+    assert got["failed"] == [] and got["algorithms"] == 0, got
+
+
+WARM_LIBRARIES = """
+import json
+from arrayx.cuda import precompile
+print(json.dumps(precompile.warm_libraries("cuda:0")))
+"""
+
+
+@pytest.mark.gpu
+def test_warmup_on_a_gpu_builds_the_cub_algorithms_once(tmp_path):
+    """The first process builds sort's, argsort's, unique's and isin's CUB algorithms into the
+    cache folder; a second one loads them all from there."""
+    first = _python("-c", WARM_LIBRARIES, ARRAYX_KERNEL_CACHE=str(tmp_path))
+    assert first.returncode == 0, first.stderr
+    built = json.loads(first.stdout.strip().splitlines()[-1])
+    assert built["failed"] == [] and built["built"] > 0, built
+    assert len(list(tmp_path.glob("cccl-*.bin"))) == built["built"]
+    second = _python("-c", WARM_LIBRARIES, ARRAYX_KERNEL_CACHE=str(tmp_path))
+    assert second.returncode == 0, second.stderr
+    loaded = json.loads(second.stdout.strip().splitlines()[-1])
+    assert loaded["failed"] == [] and loaded["built"] == 0, loaded
+    assert loaded["algorithms"] == built["algorithms"]

@@ -15,6 +15,8 @@ run-time keys (``compiler.cache_key``), so a GPU machine given this cache folder
 nothing for these (64-bit strided variants, for larger arrays, and rarer reductions compile on
 first use). Kernels already in the cache or shipped in the package are skipped; the rest are
 compiled in parallel processes, the longest sources first so the slow ones do not end last.
+On a GPU (no --cc) the CUB algorithms of sort, argsort, unique_values and isin are built into
+the same folder afterwards (``warm_libraries``).
 
 ``--ship`` writes ``arrayx/cuda/prebuilt/sm_<cc>.zip`` instead: cubins of ``shipped_specs()``,
 the kernels the commonest first calls launch (``compiler.read_shipped`` finds them at run time).
@@ -192,6 +194,42 @@ def warm(cc: tuple, chosen, jobs: int = 1, quiet: bool = False) -> dict:
                               reverse=True)[:5]}
 
 
+# the dtypes whose CUB algorithms (sort's radix sorts of their key words, with int32 or int64
+# positions for argsort, and unique's and isin's) a warm-up on a GPU builds
+LIBRARY_DTYPES = ("float32", "float64", "int32", "int64")
+
+
+def warm_libraries(device: str) -> dict:
+    """Build, or load from the cache folder, the CUB algorithms of sort, argsort, unique_values
+    and isin for LIBRARY_DTYPES on a device ('cuda:N') by calling them on a few elements: CUB
+    compiles through NVRTC for the device, so only a run on the GPU can fill these (5-7 s
+    each). Each result is copied to the host, so every call has finished."""
+    import arrayx as xp
+    from .libraries import cub
+    folder = compiler.cache_dir()
+
+    def builds():
+        try:
+            return sum(name.startswith("cccl-") for name in os.listdir(folder))
+        except (OSError, TypeError):
+            return 0
+
+    start, before, seen = time.perf_counter(), builds(), len(cub.BUILD_SECONDS)
+    calls = (("sort", xp.sort), ("sort descending", lambda a: xp.sort(a, descending=True)),
+             ("argsort", xp.argsort), ("unique_values", xp.unique_values),
+             ("isin", lambda a: xp.isin(a, a)))
+    failed = []
+    for name in LIBRARY_DTYPES:
+        x = xp.asarray([3, 1, 2, 1], dtype=getattr(xp, name), device=device)
+        for label, call in calls:
+            try:
+                call(x).to_device("cpu")
+            except Exception as e:  # reported with the kernels' failures
+                failed.append((f"{label} {name}", f"{type(e).__name__}: {e}".splitlines()[0]))
+    return {"algorithms": len(cub.BUILD_SECONDS) - seen, "built": builds() - before,
+            "failed": failed, "seconds": time.perf_counter() - start}
+
+
 def cache_size(folder: str | None) -> tuple:
     """(kernels, bytes) in a kernel cache folder: complete entries (their .json), and every
     file's size (CUB builds included)."""
@@ -207,7 +245,8 @@ def cache_size(folder: str | None) -> tuple:
     return kernels, total
 
 
-def summary_lines(result: dict, target: str, jobs: int) -> list:
+def summary_lines(result: dict, target: str, jobs: int, libraries: dict | None = None) -> list:
+    """What warm() (and warm_libraries(), when it ran) did, for people."""
     cc = result["cc"]
     folder = compiler.cache_dir()
     kernels, nbytes = cache_size(folder)
@@ -223,6 +262,11 @@ def summary_lines(result: dict, target: str, jobs: int) -> list:
     if result["slowest"]:
         lines.append("  slowest: " + ", ".join(f"{name} {seconds:.1f} s"
                                                for seconds, name in result["slowest"]))
+    if libraries is not None:
+        lines.append(f"  CUB algorithms  {libraries['algorithms']} ({libraries['built']} built, "
+                     f"the rest already cached) in {libraries['seconds']:.1f} s, "
+                     f"{len(libraries['failed'])} failed")
+        lines += [f"    {name}: {error}" for name, error in libraries["failed"]]
     lines.append(f"cache folder {folder}: {kernels} kernels, {nbytes / 2**20:.1f} MiB")
     return lines
 
@@ -276,7 +320,7 @@ def _parse_ccs(text: str) -> list:
 
 
 def _device_cc(device: str | None) -> tuple:
-    """(cc, description) of a CUDA device ('cuda:N'; None: the first, if a GPU is usable).
+    """(index, cc, description) of a CUDA device ('cuda:N'; None: the first, if a GPU is usable).
     SystemExit with the reason when there is none."""
     from .. import _devices
     if device is not None and not re.fullmatch(r"cuda:\d+", device):
@@ -290,7 +334,7 @@ def _device_cc(device: str | None) -> tuple:
                          f"capability to compile for with --cc, e.g. --cc 9.0 for an H100/H200")
     from .engine import runtime
     dev = runtime.get_device(index)
-    return tuple(dev.compute_capability), f"cuda:{index}, {dev.name}"
+    return index, tuple(dev.compute_capability), f"cuda:{index}, {dev.name}"
 
 
 def build_parser(prog: str = "python -m arrayx warmup") -> argparse.ArgumentParser:
@@ -319,6 +363,9 @@ def build_parser(prog: str = "python -m arrayx warmup") -> argparse.ArgumentPars
                         "their kernels (elementwise ew_NAME_*, reductions red_NAME_*, others "
                         "NAME_*; default: all)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--kernels-only", action="store_true",
+                   help="on a GPU, skip building the CUB algorithms of sort, argsort, unique and "
+                        "isin (a minute or so; without a GPU, with --cc, they are skipped anyway)")
     p.add_argument("--ship", action="store_true",
                    help="for packaging arrayx: rewrite arrayx/cuda/prebuilt/sm_<cc>.zip, the "
                         "kernels shipped in the package (the commonest first calls'), instead "
@@ -345,17 +392,21 @@ def main(argv=None, prog: str = "python -m arrayx.cuda.precompile") -> int:
         parser.error("the kernel disk cache is off (ARRAYX_KERNEL_CACHE=off): nothing to fill")
     if ccs is not None and len(ccs) != 1:
         parser.error("--cc takes one compute capability here (a list only with --ship)")
+    device = None
     if ccs is not None:
         cc, target = ccs[0], "--cc, no device needed"
     else:
-        cc, target = _device_cc(a.device)
+        device, cc, target = _device_cc(a.device)
     only = [n for n in a.only.split(",") if n]
     chosen = specs(only)
     if only and not chosen:
         parser.error(f"--only {a.only}: no kernel of these names")
     result = warm(cc, chosen, a.jobs, a.quiet)
-    print("\n".join(summary_lines(result, target, a.jobs)))
-    return 1 if result["failed"] else 0
+    libraries = None
+    if device is not None and not a.kernels_only and not only:
+        libraries = warm_libraries(f"cuda:{device}")
+    print("\n".join(summary_lines(result, target, a.jobs, libraries)))
+    return 1 if result["failed"] or (libraries and libraries["failed"]) else 0
 
 
 if __name__ == "__main__":
