@@ -247,3 +247,17 @@ def test_warmup_on_a_gpu_builds_the_cub_algorithms_once(tmp_path):
     loaded = json.loads(second.stdout.strip().splitlines()[-1])
     assert loaded["failed"] == [] and loaded["built"] == 0, loaded
     assert loaded["algorithms"] == built["algorithms"]
+
+
+def test_the_progress_line_without_tqdm_writes_each_tenth(capsys):
+    """What a machine without tqdm shows (stderr not a terminal here): a line each tenth."""
+    from arrayx.cuda import precompile
+    bar = precompile._LineProgress(20, "compiling for sm_90")
+    for _ in range(20):
+        bar.update(1)
+    bar.set_postfix_str("1 failed")
+    bar.close()
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 10 and all(line.startswith("compiling for sm_90: ") for line in lines)
+    assert lines[0].startswith("compiling for sm_90: 2/20 kernels")
+    assert lines[-1].startswith("compiling for sm_90: 20/20 kernels")

@@ -108,7 +108,7 @@ class _LineProgress:
         self.total, self.done, self.desc, self.postfix = total, 0, desc, ""
         self.tty = sys.stderr.isatty()
         self.start = time.perf_counter()
-        self.shown = -1
+        self.shown = 0  # the tenth last shown
 
     def update(self, n: int = 1):
         self.done += n
