@@ -43,6 +43,12 @@ def _namespace():
     return arrayx
 
 
+def _without_out(kwargs: dict) -> bool:
+    """No output array asked for (NumPy passes out=None, or a tuple of Nones)."""
+    out = kwargs.get("out")
+    return out is None or (type(out) is tuple and all(o is None for o in out))
+
+
 def _counterpart(ufunc, method: str, kwargs: dict):
     """The arrayx function and its keyword arguments for `ufunc.method(..., **kwargs)`, or None."""
     xp = _namespace()
@@ -57,7 +63,7 @@ def _counterpart(ufunc, method: str, kwargs: dict):
         return None
     target = table[name]
     extra = set(kwargs) - {"axis", "dtype", "keepdims", "out"}
-    if extra or kwargs.get("out") not in (None, (None,)):
+    if extra or not _without_out(kwargs):
         return None
     options = {}
     axis = kwargs.get("axis", 0)
@@ -68,10 +74,12 @@ def _counterpart(ufunc, method: str, kwargs: dict):
     else:
         options["axis"] = tuple(axis) if isinstance(axis, list) else axis
         options["keepdims"] = bool(kwargs.get("keepdims", False))
-    if kwargs.get("dtype") is not None:
-        if target not in _DTYPE_REDUCTIONS:
+    dtype = kwargs.get("dtype")
+    if dtype is not None:
+        if target in _DTYPE_REDUCTIONS:
+            options["dtype"] = dtype
+        elif not (target in ("all", "any") and np.dtype(dtype) == np.bool_):  # np.all's own
             return None
-        options["dtype"] = kwargs["dtype"]
     return getattr(xp, target), options
 
 
@@ -120,13 +128,13 @@ def array_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
         if method == "__call__":
             inputs = _cast_to_numpy_loop(ufunc, inputs)
         return fn(*inputs, **options)
+    if not _without_out(kwargs):
+        raise TypeError(f"{ufunc.__name__}(..., out=...) into an arrayx array is not supported")
     gpu = next((x.device for x in arrays if x.device.kind != "cpu"), None)
     if gpu is not None:
         call = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
         raise TypeError(f"NumPy's {call} has no arrayx counterpart for these arguments on {gpu}; "
                         f"call it on x.to_device('cpu')")
-    if kwargs.get("out") is not None:
-        raise TypeError(f"{ufunc.__name__}(..., out=...) into an arrayx array is not supported")
     host = [x._data if type(x) is Array else x for x in inputs]
     result = getattr(ufunc, method)(*host, **kwargs)
     xp = _namespace()

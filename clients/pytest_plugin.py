@@ -27,7 +27,9 @@ namespace under test to that parametrisation and deselects every test not parame
   CuPy) unless implicit host copies are on (``ARRAYX_IMPLICIT_HOST_COPY=1``), which let SciPy's
   NumPy fallbacks run on GPU arrays.
 * array-api-extra: its ``Backend`` enum gains an ``ARRAYX`` member before its conftest imports
-  it, so the ``library``/``xp`` fixtures yield arrayx beside the backends it knows.
+  it, so the ``library``/``xp`` fixtures yield arrayx beside the backends it knows; its testing
+  helper moves arrayx arrays on a GPU to the host before converting them (it does so by name for
+  torch and JAX, and otherwise calls np.from_dlpack, which refuses a CUDA tensor).
 """
 
 from __future__ import annotations
@@ -192,6 +194,23 @@ def _adapt_array_api_extra(namespace: str) -> None:
                 not name.startswith("_") and name not in original.__members__):
             body[name] = value
     _backends.Backend = enum.EnumMeta("Backend", (enum.Enum,), body)
+
+    # Its assertions convert results with np.from_dlpack unless they know the library (CuPy,
+    # torch and JAX arrays are moved to the host by name first); NumPy answers a CUDA DLTensor
+    # with RuntimeError, which the helper does not catch. So arrays of the namespace move to
+    # the host first, as the helper does for torch and JAX (upstream: the same for any array
+    # with to_device, or catching RuntimeError too).
+    from array_api_extra.testing import _testing
+
+    convert = _testing._as_numpy_array
+
+    def _as_numpy_array(array, *, xp):
+        on_gpu = str(getattr(array, "device", "cpu")) != "cpu"
+        if getattr(xp, "__name__", None) == namespace and on_gpu:
+            array = array.to_device("cpu")
+        return convert(array, xp=xp)
+
+    _testing._as_numpy_array = _as_numpy_array
 
 
 def _is_array_api_extra_case(item, namespace: str) -> bool:

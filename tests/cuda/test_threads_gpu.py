@@ -88,6 +88,24 @@ print("ok")
 """
 
 
+def test_cub_sort_isin_unique_and_scans_from_many_threads_at_once():
+    """CUB's algorithms (radix sort, inclusive scan) keep the arguments of the call in progress:
+    threads calling one at once must still each get their own result (Cubed's thread executor
+    ran isin on 20 chunks at once and got one element wrong before the calls were serialised)."""
+    def work(i):
+        rng = np.random.default_rng(i)
+        for k in range(25):
+            a = rng.integers(-50, 50, 300 + 37 * k)
+            b = rng.integers(-60, 60, 20 + k)
+            x, y = xp.asarray(a, device=CUDA), xp.asarray(b, device=CUDA)
+            assert np.array_equal(np.asarray(xp.isin(x, y).to_device("cpu")), np.isin(a, b))
+            assert np.array_equal(np.asarray(xp.sort(x).to_device("cpu")), np.sort(a))
+            assert np.array_equal(np.asarray(xp.unique_values(y).to_device("cpu")), np.unique(b))
+            assert np.array_equal(np.asarray(xp.nonzero(x > 0)[0].to_device("cpu")),
+                                  np.nonzero(a > 0)[0])
+    run_threads(work, 12)
+
+
 def test_scikit_learn_thread_pool_on_cuda_arrays():
     """pairwise_distances / pairwise_kernels with n_jobs=4 (joblib's threads) on cuda arrays
     give NumPy's results (a subprocess: SciPy reads SCIPY_ARRAY_API when first imported)."""

@@ -13,12 +13,18 @@ cuda.compute's ``serialize``/``deserialize``: a build compiles CUB through NVRTC
 and cuda.compute itself caches builds only within a process, so without the disk copy every test
 process and every program run would pay that again. ``BUILD_SECONDS`` records the time of each
 first build or load in this process.
+
+Threads: a built algorithm holds the arguments of its current call (the arrays, the sizes) as its
+own state between setting them and launching, so two threads calling it at once can launch one
+with the other's arrays. ``_lock`` serialises each call (the query, the workspace, the launch:
+host work of microseconds; the GPU work stays asynchronous on each caller's stream) and the builds.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import threading
 import time
 from types import SimpleNamespace
 
@@ -28,6 +34,7 @@ from .calls import begin, device_workspace, end
 
 _compute = None
 _algorithms: dict = {}
+_lock = threading.RLock()
 BUILD_SECONDS: dict = {}  # "radix_sort float32->int64 ascending" -> seconds of its first build
 
 
@@ -98,7 +105,8 @@ def _store(cc, path, algo):
 
 
 def _algorithm(dev, key: tuple, label: str, make):
-    """The built algorithm `key` on `dev`: from memory, from the disk cache, or built by `make`."""
+    """The built algorithm `key` on `dev`: from memory, from the disk cache, or built by `make`
+    (the caller holds ``_lock``)."""
     algo = _algorithms.get((dev.index,) + key)
     if algo is None:
         cc = compute()
@@ -116,7 +124,7 @@ def _algorithm(dev, key: tuple, label: str, make):
 
 def _run(dev, algo, stream, args: dict, buffers):
     """Query the temporary storage, allocate it from arrayx's allocator, run, and keep every
-    buffer alive until the stream is past the call."""
+    buffer alive until the stream is past the call (the caller holds ``_lock``)."""
     nbytes = algo(temp_storage=None, **args)
     temp = device_workspace(dev, max(1, int(nbytes)))
     algo(temp_storage=_Device(temp), **args)
@@ -135,13 +143,15 @@ def radix_sort(dev, keys_in: CudaArray, keys_out: CudaArray, values_in: CudaArra
     order = cc.SortOrder.DESCENDING if descending else cc.SortOrder.ASCENDING
     label = f"radix_sort {kin.dtype}" + (f"->{vdt}" if vdt is not None else "") + \
         (" descending" if descending else " ascending")
-    algo = _algorithm(dev, ("radix_sort", kin.dtype.str, None if vdt is None else vdt.str,
-                            descending), label,
-                      lambda: cc.make_radix_sort(d_in_keys=kin, d_out_keys=kout, d_in_values=vin,
-                                                 d_out_values=vout, order=order))
     args = dict(d_in_keys=kin, d_out_keys=kout, d_in_values=vin, d_out_values=vout,
                 num_items=keys_in.size, begin_bit=0, end_bit=end_bit, stream=stream)
-    _run(dev, algo, stream, args, (keys_in, keys_out, values_in, values_out))
+    with _lock:
+        algo = _algorithm(dev, ("radix_sort", kin.dtype.str, None if vdt is None else vdt.str,
+                                descending), label,
+                          lambda: cc.make_radix_sort(d_in_keys=kin, d_out_keys=kout,
+                                                     d_in_values=vin, d_out_values=vout,
+                                                     order=order))
+        _run(dev, algo, stream, args, (keys_in, keys_out, values_in, values_out))
 
 
 def inclusive_sum(dev, a: CudaArray, out: CudaArray) -> None:
@@ -149,9 +159,10 @@ def inclusive_sum(dev, a: CudaArray, out: CudaArray) -> None:
     cc = compute()
     stream = begin(dev)
     din, dout = _Device(a), _Device(out)
-    algo = _algorithm(dev, ("inclusive_scan", a.dtype.str), f"inclusive_scan {a.dtype} plus",
-                      lambda: cc.make_inclusive_scan(d_in=din, d_out=dout, op=cc.OpKind.PLUS,
-                                                     init_value=None))
     args = dict(d_in=din, d_out=dout, op=cc.OpKind.PLUS, init_value=None, num_items=a.size,
                 stream=stream)
-    _run(dev, algo, stream, args, (a, out))
+    with _lock:
+        algo = _algorithm(dev, ("inclusive_scan", a.dtype.str), f"inclusive_scan {a.dtype} plus",
+                          lambda: cc.make_inclusive_scan(d_in=din, d_out=dout, op=cc.OpKind.PLUS,
+                                                         init_value=None))
+        _run(dev, algo, stream, args, (a, out))

@@ -124,6 +124,9 @@ def assign(dst: CudaArray, src) -> CudaArray:
     """dst[...] = src (a CudaArray broadcastable to dst.shape, cast to dst.dtype, or a scalar)."""
     if not isinstance(src, CudaArray):
         return fill(dst, src)
+    extra = src.ndim - dst.ndim
+    if extra > 0 and all(n == 1 for n in src.shape[:extra]):  # NumPy drops leading 1s
+        src = src.view(src.shape[extra:], src.strides[extra:], src.offset, src.c_contig)
     if len(src.shape) > len(dst.shape) or any(
             n != m and n != 1 for n, m in zip(src.shape[::-1], dst.shape[::-1])):
         raise ValueError(f"could not broadcast a value of shape {src.shape} into a selection of "
