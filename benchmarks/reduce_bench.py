@@ -2,11 +2,11 @@
 18's: within 1.1x of PyTorch), beside CuPy and PyTorch.
 
     python benchmarks/reduce_bench.py --out DIR [--log2n 28] [--bandwidth 0] [--moments 0]
-                                      [--moments_unroll N]
+                                      [--moments_unroll N] [--moments_blocks N]
 
 (`--bandwidth 0` leaves out the bandwidth rows, `--moments 0` the var/std rows;
-`--moments_unroll N` runs the var/std rows with tuning.MOMENTS_UNROLL = N instead of its
-default, to compare.)
+`--moments_unroll N` and `--moments_blocks N` run them with tuning.MOMENTS_UNROLL or
+tuning.MOMENTS_BLOCKS_PER_SM set to N instead of its default, to compare.)
 
 Data: 2^28 float32 elements (random normal, generated on the GPU by CuPy and shared with arrayx
 and PyTorch through DLPack) and a 16k x 16k float32 matrix (the same 1 GiB). Each row: the
@@ -159,10 +159,13 @@ def moment_table_lines(rows):
 
 
 def main():
-    a, H = start_benchmark("arrayx CUDA reductions", bandwidth=1, moments=1, moments_unroll=0)
+    a, H = start_benchmark("arrayx CUDA reductions", bandwidth=1, moments=1, moments_unroll=0,
+                           moments_blocks=0)
+    from arrayx.cuda.kernels.reduce import tuning
     if a.moments_unroll:
-        from arrayx.cuda.kernels.reduce import tuning
         tuning.MOMENTS_UNROLL = a.moments_unroll
+    if a.moments_blocks:
+        tuning.MOMENTS_BLOCKS_PER_SM = a.moments_blocks
     n = 1 << a.log2n
     side = 1 << (a.log2n // 2)
     libs = {"torch": H.torch} if H.torch is not None else {}
