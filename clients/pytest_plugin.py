@@ -25,7 +25,8 @@ namespace under test to that parametrisation and deselects every test not parame
   backends, and its ``devices`` fixture takes the 2025.12 standard's tuple of devices (SciPy's
   appends a list to it); on a GPU device arrayx counts as a GPU backend (``cpu_only`` tests skipped, as for
   CuPy) unless implicit host copies are on (``ARRAYX_IMPLICIT_HOST_COPY=1``), which let SciPy's
-  NumPy fallbacks run on GPU arrays.
+  NumPy fallbacks run on GPU arrays. Without them, SciPy's assertion helpers (which compare
+  through np.testing) get host copies of arrayx arrays for the assertion only.
 * array-api-extra: its ``Backend`` enum gains an ``ARRAYX`` member before its conftest imports
   it, so the ``library``/``xp`` fixtures yield arrayx beside the backends it knows; its testing
   helper moves arrayx arrays on a GPU to the host before converting them (it does so by name for
@@ -35,8 +36,10 @@ namespace under test to that parametrisation and deselects every test not parame
 from __future__ import annotations
 
 import enum
+import functools
 import importlib
 import os
+import warnings
 from pathlib import Path
 
 import pytest
@@ -156,6 +159,40 @@ def _adapt_scipy_conftest(conftest, namespace: str) -> None:
         conftest.devices = pytest.fixture(_scipy_devices)
 
 
+#: SciPy's test helpers that turn arrays into NumPy arrays (np.testing, or np.asarray) for any
+#: library they do not know by name (CuPy's and torch's compare on their device)
+_SCIPY_CONVERTING_HELPERS = ("xp_assert_equal", "xp_assert_close", "xp_assert_close_nulp",
+                             "xp_assert_less", "assert_array_almost_equal", "assert_almost_equal",
+                             "_xp_copy_to_numpy")
+
+
+def _adapt_scipy_assertions(namespace: str) -> None:
+    """On a GPU, SciPy's assertions compare arrayx arrays with host copies made for the
+    assertion only (as they take CuPy's with .get()); the function under test still runs
+    without implicit host copies, so a NumPy fallback in it fails as before."""
+    if namespace != "arrayx" or not _on_gpu_without_host_copies(namespace):
+        return
+    import arrayx
+    from scipy._lib import _array_api
+
+    def with_host_copies(helper):
+        @functools.wraps(helper)
+        def assertion(*args, **kwargs):
+            __tracebackhide__ = True
+            arrayx.set_implicit_host_copy(True)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", arrayx.ImplicitHostCopyWarning)
+                    return helper(*args, **kwargs)
+            finally:
+                arrayx.set_implicit_host_copy(False)
+        return assertion
+
+    for name in _SCIPY_CONVERTING_HELPERS:
+        if hasattr(_array_api, name):
+            setattr(_array_api, name, with_host_copies(getattr(_array_api, name)))
+
+
 def _scipy_devices(xp):
     """SciPy's `devices` fixture (every device of the namespace, then None) for the 2025.12
     standard, whose devices() is a tuple: SciPy's appends [None] to the 2024.12 list."""
@@ -237,6 +274,8 @@ def pytest_load_initial_conftests(early_config, parser, args):
         _adapt_scikit_learn(namespace)
     elif client == "array-api-extra":
         _adapt_array_api_extra(namespace)
+    elif client == "scipy":  # before the test modules import the helpers by name
+        _adapt_scipy_assertions(namespace)
 
 
 # The markers array-api-extra's own pytest configuration registers (the package ships none).
