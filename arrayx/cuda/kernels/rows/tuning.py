@@ -39,8 +39,10 @@ MERGED_STATISTICS = False
 # threads an SM that ptxas keeps registers for in kernels holding at most OCCUPANCY_ROW_BYTES of
 # a row a thread in registers (launch bounds: OCCUPANCY_THREADS // block blocks an SM; 0: one):
 # without a bound, softmax of 4096 float32 takes 48 registers (5 blocks of 256 an SM) and
-# log_softmax 56 (4), with it 40, spilling nothing; kernels holding more spill under it
-OCCUPANCY_THREADS = 1536
+# log_softmax 56 (4), with it 40, spilling nothing; kernels holding more spill under it. Off:
+# bounded to 1536, softmax and log_softmax ran slower on the H200 (benchmarks/README.md,
+# 2026-12-02 rows), so the bound waits for rows_bench --sweep to pick it per function
+OCCUPANCY_THREADS = 0
 OCCUPANCY_ROW_BYTES = 64
 # layer_norm and rms_norm rows held in registers may load their weight and bias with the row
 # (in flight together) instead of after the statistics (a second wait, on L2, before the
