@@ -128,6 +128,15 @@ def _connect(address: tuple, deadline: float, what: str) -> socket.socket:
             time.sleep(0.05)
 
 
+
+def _accept_ranks(listener, ranks, deadline, token, timeout, peers: dict) -> None:
+    """Accept the connections of `ranks` (in any order) into `peers`."""
+    waiting = set(ranks)
+    while waiting:
+        peer = _accept(listener, deadline, token, timeout, waiting)
+        waiting.discard(peer.rank)
+        peers[peer.rank] = peer
+
 def _accept(listener: socket.socket, deadline: float, token: str, timeout: float,
             expected: set) -> Peer:
     """Accept the next rank's connection (its hello: rank and token), ignoring strays."""
@@ -162,11 +171,7 @@ def connect_mesh(rank: int, size: int, address: tuple, token: str, timeout: floa
         if rank == 0:
             listener = _listen(host, address[1], size)
             try:
-                waiting = set(range(1, size))
-                while waiting:
-                    peer = _accept(listener, deadline, token, timeout, waiting)
-                    waiting.discard(peer.rank)
-                    peers[peer.rank] = peer
+                _accept_ranks(listener, range(1, size), deadline, token, timeout, peers)
             finally:
                 listener.close()
             table = {str(r): p.hello["address"] for r, p in peers.items()}
@@ -185,11 +190,7 @@ def connect_mesh(rank: int, size: int, address: tuple, token: str, timeout: floa
                 p = Peer(_connect(addr, deadline, f"rank {lower}"), lower, timeout)
                 p.send({"rank": rank, "token": token, "address": mine})
                 peers[lower] = p
-            waiting = set(range(rank + 1, size))
-            while waiting:
-                peer = _accept(listener, deadline, token, timeout, waiting)
-                waiting.discard(peer.rank)
-                peers[peer.rank] = peer
+            _accept_ranks(listener, range(rank + 1, size), deadline, token, timeout, peers)
         finally:
             listener.close()
         return peers
