@@ -128,7 +128,6 @@ def _connect(address: tuple, deadline: float, what: str) -> socket.socket:
             time.sleep(0.05)
 
 
-
 def _accept_ranks(listener, ranks, deadline, token, timeout, peers: dict) -> None:
     """Accept the connections of `ranks` (in any order) into `peers`."""
     waiting = set(ranks)
@@ -136,6 +135,7 @@ def _accept_ranks(listener, ranks, deadline, token, timeout, peers: dict) -> Non
         peer = _accept(listener, deadline, token, timeout, waiting)
         waiting.discard(peer.rank)
         peers[peer.rank] = peer
+
 
 def _accept(listener: socket.socket, deadline: float, token: str, timeout: float,
             expected: set) -> Peer:
