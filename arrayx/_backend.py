@@ -108,10 +108,13 @@ PRIMITIVES = {
     "permute_dims": "(a, axes) -> native view.",
     "broadcast_to": "(a, shape) -> native view (zero strides).",
     "getitem": "(a, key) -> native: `key` is a tuple of int, slice, None, Ellipsis, and native "
-               "integer or boolean arrays, already checked for bounds where they are Python ints. "
-               "Basic keys give views.",
-    "setitem": "(a, key, value) -> None: `value` is a Python scalar or a native array of a's "
-               "dtype broadcastable to the selection.",
+               "integer or boolean arrays, already checked for bounds where they are Python ints; "
+               "its index arrays broadcast together, and a boolean array of rank >= 1 is the "
+               "key's only array (the namespace turns one beside others into its nonzero() "
+               "arrays). Basic keys give views.",
+    "setitem": "(a, key, value) -> None: `key` as getitem's; `value` is a Python scalar or a "
+               "native array of a's dtype broadcastable to the selection (checked; a lone "
+               "mask's selected count, known only on the device, is the backend's to check).",
     "concat": "(arrays: list, axis) -> native (all of one dtype).",
     "roll": "(a, shift: tuple, axes: tuple|None) -> native.",
     "repeat": "(a, repeats: int|native, axis: int|None) -> native.",
