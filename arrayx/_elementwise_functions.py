@@ -29,7 +29,7 @@ from ._backend import (BINARY_CATEGORY, BOOL_RESULT_BINARY, COMPARISONS, UNARY_C
                        unary_result_dtype)
 from ._array_object import Array
 from ._data_type_functions import astype
-from ._validation import broadcast_shapes, check_int_in_range, int_limits
+from ._validation import broadcast_shapes, check_device, check_int_in_range, int_limits
 
 # --- unary ---------------------------------------------------------------------------------
 
@@ -218,8 +218,7 @@ def _clip_bound(x: Array, bound, label: str):
     if bound is None:
         return None
     if type(bound) is Array:
-        if bound._device is not x._device:
-            raise ValueError(f"clip(): {label} is on {bound._device} but x is on {x._device}")
+        check_device(bound, label, x._device, "x", "clip")
         # The result keeps x's dtype: integer bounds of a floating x cast exactly enough (as
         # NumPy's promotion would), but a floating bound of an integer x would be truncated.
         if bound.dtype not in dt.CATEGORIES["real numeric"]:

@@ -8,9 +8,9 @@ import math
 
 from . import _dtypes as dt
 from ._array_object import Array
-from ._validation import (MAX_NBYTES, broadcast_shapes as _broadcast, check_array, check_int,
-                          check_result_size, index_tuple, normalize_axes, normalize_axis,
-                          normalize_shape, same_device)
+from ._validation import (MAX_NBYTES, broadcast_shapes as _broadcast, check_array, check_device,
+                          check_int, check_result_size, index_tuple, normalize_axes,
+                          normalize_axis, normalize_shape, same_device)
 
 
 def broadcast_shapes(*shapes):
@@ -187,8 +187,7 @@ def repeat(x, repeats, /, *, axis=None):
         axis = 0
     axis = normalize_axis(axis, x.ndim, "repeat")
     if type(repeats) is Array:
-        if repeats._device is not x._device:
-            raise ValueError(f"repeat(): repeats is on {repeats._device} but x is on {x._device}")
+        check_device(repeats, "repeats", x._device, "x", "repeat")
         if repeats.dtype.kind not in "iu":
             raise TypeError(f"repeat(): repeats must be an integer array, got {repeats.dtype}")
         if repeats.ndim > 1 or (repeats.ndim == 1 and repeats.shape[0] not in (1, x.shape[axis])):

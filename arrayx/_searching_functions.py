@@ -6,7 +6,8 @@ from __future__ import annotations
 from . import _dtypes as dt
 from ._array_object import Array
 from ._elementwise_functions import _scalar_dtype, binary_operands
-from ._validation import broadcast_shapes, check_array, normalize_axes, normalize_axis
+from ._validation import (broadcast_shapes, check_array, check_device, normalize_axes,
+                          normalize_axis)
 
 _REAL_NUMERIC = dt.CATEGORIES["real numeric"]
 
@@ -75,8 +76,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     backend = device.backend
     a = x1._data
     if type(x2) is Array:
-        if x2._device is not device:
-            raise ValueError(f"searchsorted(): x2 is on {x2._device} but x1 is on {device}")
+        check_device(x2, "x2", device, "x1", "searchsorted")
         # Mixed kinds compare in NumPy's promoted dtype, as the elementwise comparisons do.
         dtype = dt.promote(x1.dtype, x2.dtype)
         if dtype not in _REAL_NUMERIC:
@@ -91,8 +91,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
         v = backend.full(device, (), x2, dtype)
     if sorter is not None:
         check_array(sorter, "searchsorted", "sorter")
-        if sorter._device is not device:
-            raise ValueError(f"searchsorted(): sorter is on {sorter._device} but x1 is on {device}")
+        check_device(sorter, "sorter", device, "x1", "searchsorted")
         if sorter.dtype.kind not in "iu":
             raise TypeError(f"searchsorted(): sorter must have an integer dtype, got {sorter.dtype}")
         if sorter.shape != x1.shape:

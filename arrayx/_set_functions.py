@@ -8,7 +8,7 @@ from typing import NamedTuple
 from . import _dtypes as dt
 from ._array_object import Array
 from ._elementwise_functions import _scalar_dtype
-from ._validation import check_array, int_limits
+from ._validation import check_array, check_device, int_limits
 
 
 class UniqueAllResult(NamedTuple):
@@ -72,8 +72,7 @@ def isin(x1, x2, /, *, invert=False):
         backend = device.backend
         a = x1._data
         if type(x2) is Array:
-            if x2._device is not device:
-                raise ValueError(f"isin(): x2 is on {x2._device} but x1 is on {device}")
+            check_device(x2, "x2", device, "x1", "isin")
             b = x2._data
             dtype = dt.promote(a.dtype, b.dtype)
             if b.dtype is not dtype:

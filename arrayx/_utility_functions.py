@@ -13,7 +13,7 @@ from ._creation_functions import full
 from ._elementwise_functions import _python_scalar, _scalar_dtype
 from ._manipulation_functions import broadcast_to, concat
 from ._statistical_functions import _reduce
-from ._validation import check_array, normalize_axis
+from ._validation import check_array, check_device, normalize_axis
 
 _NUMERIC = dt.CATEGORIES["numeric"]
 
@@ -39,8 +39,7 @@ def _edge(x, edge, axis, label):
         return full(one_slice, value, dtype=_scalar_dtype("diff", value, x.dtype, "numeric"),
                     device=x._device)
     check_array(edge, "diff", label)
-    if edge._device is not x._device:
-        raise ValueError(f"diff(): {label} is on {edge._device} but x is on {x._device}")
+    check_device(edge, label, x._device, "x", "diff")
     if edge.ndim == 0:
         edge = broadcast_to(edge, one_slice)
     if edge.ndim != x.ndim or [n for i, n in enumerate(edge.shape) if i != axis] != \

@@ -32,6 +32,12 @@ def same_device(arrays, fname: str):
     return device
 
 
+def check_device(a: Array, argname: str, device, refname: str, fname: str) -> None:
+    """ValueError unless the array argument `argname` is on `device`, the device of `refname`."""
+    if a._device is not device:
+        raise ValueError(f"{fname}(): {argname} is on {a._device} but {refname} is on {device}")
+
+
 def resolve_device(device):
     return default_device() if device is None else parse_device(device)
 

@@ -36,8 +36,8 @@ from ._backend import LinAlgError
 LinAlgError.__module__ = __name__  # users meet it as arrayx.linalg.LinAlgError
 from ._array_object import Array
 from ._linear_algebra_functions import _numeric_pair, matmul, matrix_transpose, tensordot, vecdot
-from ._validation import (broadcast_shapes, check_array, check_dtype, check_dtype_category, check_int,
-                          normalize_axes, same_device)
+from ._validation import (broadcast_shapes, check_array, check_device, check_dtype,
+                          check_dtype_category, check_int, normalize_axes, same_device)
 
 
 
@@ -77,8 +77,7 @@ def _rtol(rtol, x, fname):
     if rtol is None:
         return None
     if type(rtol) is Array:
-        if rtol._device is not x._device:
-            raise ValueError(f"{fname}(): rtol is on {rtol._device} but x is on {x._device}")
+        check_device(rtol, "rtol", x._device, "x", fname)
         if rtol.dtype not in dt.CATEGORIES["real floating"]:
             raise TypeError(f"{fname}(): an rtol array must have a real floating-point dtype, "
                             f"got {rtol.dtype}")

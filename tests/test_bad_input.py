@@ -331,3 +331,22 @@ def test_astype_complex(src):
     assert_array_equal(xp.astype(x, xp.bool), np.array([True, False, True]))
     for dst in (xp.complex64, xp.complex128):
         assert_array_equal(xp.astype(x, dst), a.astype(dst))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("call, message", [
+    (lambda x, c: xp.clip(x, c, None), "clip\\(\\): min is on cpu but x is on cuda:0"),
+    (lambda x, c: xp.repeat(x, xp.astype(c, xp.int64)), "repeat\\(\\): repeats is on cpu"),
+    (lambda x, c: xp.searchsorted(x, c), "searchsorted\\(\\): x2 is on cpu but x1 is on cuda:0"),
+    (lambda x, c: xp.searchsorted(x, x, sorter=xp.astype(c, xp.int64)),
+     "searchsorted\\(\\): sorter is on cpu"),
+    (lambda x, c: xp.isin(x, c), "isin\\(\\): x2 is on cpu but x1 is on cuda:0"),
+    (lambda x, c: xp.diff(x, prepend=c), "diff\\(\\): prepend is on cpu but x is on cuda:0"),
+    (lambda x, c: xp.linalg.matrix_rank(xp.reshape(x, (1, 3)), rtol=c[0]),
+     "matrix_rank\\(\\): rtol is on cpu but x is on cuda:0"),
+], ids=["clip", "repeat", "searchsorted", "sorter", "isin", "diff", "matrix_rank"])
+def test_an_array_argument_on_another_device_is_a_value_error_naming_both(call, message):
+    x = xp.asarray([0.0, 1.0, 2.0], device="cuda:0")
+    on_cpu = xp.asarray([1.0, 1.0, 1.0], device="cpu")
+    with pytest.raises(ValueError, match=message):
+        call(x, on_cpu)
