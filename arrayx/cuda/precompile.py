@@ -382,6 +382,13 @@ def main(argv=None, prog: str = "python -m arrayx.cuda.precompile") -> int:
         ccs = _parse_ccs(a.cc) if a.cc is not None else None
     except ValueError as e:
         parser.error(f"--cc: {e}")
+    if not a.ship and ccs is not None and len(ccs) != 1:
+        parser.error("--cc takes one compute capability here (a list only with --ship)")
+    only = [n for n in a.only.split(",") if n]
+    chosen = specs(only)
+    if only and not chosen:
+        parser.error(f"--only {a.only}: no kernel of these names")
+    # the arguments first: their errors need no GPU package
     if importlib.util.find_spec("numba_cuda") is None:
         parser.error("compiling kernels needs numba-cuda: pip install 'arrayx[cuda]'")
     if a.ship:
@@ -390,17 +397,11 @@ def main(argv=None, prog: str = "python -m arrayx.cuda.precompile") -> int:
         return 0
     if compiler.cache_dir() is None:
         parser.error("the kernel disk cache is off (ARRAYX_KERNEL_CACHE=off): nothing to fill")
-    if ccs is not None and len(ccs) != 1:
-        parser.error("--cc takes one compute capability here (a list only with --ship)")
     device = None
     if ccs is not None:
         cc, target = ccs[0], "--cc, no device needed"
     else:
         device, cc, target = _device_cc(a.device)
-    only = [n for n in a.only.split(",") if n]
-    chosen = specs(only)
-    if only and not chosen:
-        parser.error(f"--only {a.only}: no kernel of these names")
     result = warm(cc, chosen, a.jobs, a.quiet)
     libraries = None
     if device is not None and not a.kernels_only and not only:
