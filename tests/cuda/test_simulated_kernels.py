@@ -9,7 +9,9 @@ own because the simulator replaces numba.cuda for the whole process:
   prefixes made visible late so tiles walk back over two windows of aggregates, against NumPy:
   every case it lists (one row, segments, aligned rows, rounds, wide values, x[mask]);
 * tile_sim.py: the elementwise transposing tile kernels (scalar, vector, 32 x 32 and byte
-  designs) over partial tiles, against NumPy.
+  designs) over partial tiles, against NumPy;
+* random_sim.py: the random family's kernels against the CPU backend's streams (bits, floats,
+  normals, integers).
 """
 
 import ast
@@ -38,7 +40,8 @@ def _listed_cases(script):
 CASES = [("reduce_sim.py", case) for case in ("sum", "arg", "rows", "col", "general", "nan",
                                              "moments")] + \
     [("scan_sim.py", case) for case in _listed_cases("scan_sim.py")] + \
-    [("tile_sim.py", case) for case in _listed_cases("tile_sim.py")]
+    [("tile_sim.py", case) for case in _listed_cases("tile_sim.py")] + \
+    [("random_sim.py", case) for case in _listed_cases("random_sim.py")]
 
 
 @pytest.mark.parametrize("script, case", CASES)
