@@ -8,6 +8,8 @@ call path. Only the 14 dtypes below are arrayx dtypes; everything else is reject
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 bool = np.dtype("bool")
@@ -59,7 +61,9 @@ def canonical_dtype(dtype) -> np.dtype:
         # arrayx compares dtypes by identity; an equal instance (unpickled) is not the same one
         return _BY_NAME[dtype.name]
     try:
-        d = np.dtype(dtype)
+        with warnings.catch_warnings():  # NumPy's deprecated aliases ('a') are refused below
+            warnings.simplefilter("ignore", DeprecationWarning)
+            d = np.dtype(dtype)
     except (TypeError, ValueError):
         raise TypeError(f"{dtype!r} is not an array API dtype") from None
     if d.byteorder == ">" or d not in _ALL:
