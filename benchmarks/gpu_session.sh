@@ -31,7 +31,8 @@
 #   MAX_EXAMPLES, and *_TIMEOUT per step in seconds: CUDA_TIMEOUT, NS_TIMEOUT, CONF_TIMEOUT,
 #              BENCH_TIMEOUT (each benchmark run), BASE_BENCH_TIMEOUT (each baseline run; default
 #              BENCH_TIMEOUT: the baseline's kernels may miss the cache and compile)
-# Results go to $OUT as two archives (the `run` tool brings back few files): run.tgz with
+# Results go to $OUT as two archives (the `run` tool brings back few files), and failures.log
+# (every test failure of the cuda and ns steps as it happened): run.tgz with
 # nvidia-smi.txt, commit.txt, cuda-tests.log, ns-tests.log, conformance.log, cuda.json
 # (conformance summary), bench-<name>.log and the benchmarks' json/md: in the archive's top level
 # without BASELINE; with BASELINE in new/ and base/ (the harness names a result <name>-<date>, so
@@ -52,6 +53,9 @@ else
 fi
 touch /tmp/kcache-marker   # kernels newer than this were compiled here (tar keeps old mtimes)
 export ARRAYX_KERNEL_CACHE=$ROOT/.kcache PYTHONUNBUFFERED=1
+# each test failure as it happens, straight into what comes back (benchmarks/failure_log.py):
+# a step stopped by its limit, or a call stopped before the archives, still shows its failures
+export ARRAYX_FAILURE_LOG=$FINAL_OUT/failures.log
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv,noheader \
   | tee "$OUT/nvidia-smi.txt"
 python3 -c "import numpy, numba_cuda, hypothesis; print('numpy', numpy.__version__, 'numba-cuda', numba_cuda.__version__, 'hypothesis', hypothesis.__version__)"
@@ -80,14 +84,16 @@ step_end() { SECONDS_OF[$1]=$(( $(date +%s) - T )); }
 
 if [[ $STEPS == *cuda* ]]; then
   step_start
-  timeout ${CUDA_TIMEOUT:-150} python3 -m pytest -q -p no:cacheprovider -n 8 --tb=short -rs \
+  timeout ${CUDA_TIMEOUT:-150} python3 -m pytest -q -p no:cacheprovider -p failure_log -n 8 \
+    --tb=short -rs \
     ${CUDA_TESTS:-tests/cuda} > "$OUT/cuda-tests.log" 2>&1
   step_end cuda
 fi
 if [[ $STEPS == *ns* ]]; then
   step_start
   ARRAYX_DEVICE=cuda ARRAYX_HOST_FALLBACK=error timeout ${NS_TIMEOUT:-200} python3 -m pytest -q \
-    -p no:cacheprovider -n 8 --tb=short ${NS_TESTS:-tests/test_*.py} > "$OUT/ns-tests.log" 2>&1
+    -p no:cacheprovider -p failure_log -n 8 --tb=short ${NS_TESTS:-tests/test_*.py} \
+    > "$OUT/ns-tests.log" 2>&1
   step_end ns
 fi
 if [[ $STEPS == *conf* ]]; then
