@@ -39,6 +39,14 @@ NOT_HELD = ("nanvar", "nanstd", "nanmedian", "nanquantile", "median", "quantile"
 Q = (0.1, 0.5, 0.9)
 
 
+#: each NaN function of the 2^n cases and its plain counterpart
+PLAIN = {"nansum": "sum", "nanprod": "prod", "nanmean": "mean", "nanmax": "max", "nanmin": "min",
+         "nanargmax": "argmax", "nanargmin": "argmin", "nanvar": "var", "nanstd": "std",
+         "nancumsum": "cumulative_sum", "nancumprod": "cumulative_prod"}
+#: those PyTorch has as functions of the same name
+TORCH_NAN_REDUCTIONS = ("nansum", "nanmean")
+
+
 def operations(H, n, side, rows_shape):
     """{name: {"arrayx", "plain", "cupy", "torch": fn or None}} over the same data."""
     import cupy as cp
@@ -68,38 +76,19 @@ def operations(H, n, side, rows_shape):
     def case(ours, plain, cupy, torch_fn=None):
         return {"arrayx": ours, "plain": plain, "cupy": cupy, "torch": t(torch_fn)}
 
+    def reduction(name, a, a_cp, a_t, **axis):  # a NaN function beside its plain counterpart
+        torch_fn = getattr(torch, name) if name in TORCH_NAN_REDUCTIONS and torch else None
+        dim = {"dim": axis["axis"]} if axis else {}
+        return case(lambda: getattr(xp, name)(a, **axis),
+                    lambda: getattr(xp, PLAIN[name])(a, **axis),
+                    lambda: getattr(cp, name)(a_cp, **axis),
+                    (lambda: torch_fn(a_t, **dim)) if torch_fn else None)
+
     return {
-        "nansum 2^n": case(lambda: xp.nansum(x), lambda: xp.sum(x), lambda: cp.nansum(x_cp),
-                           lambda: torch.nansum(tx)),
-        "nanprod 2^n": case(lambda: xp.nanprod(x), lambda: xp.prod(x), lambda: cp.nanprod(x_cp)),
-        "nanmean 2^n": case(lambda: xp.nanmean(x), lambda: xp.mean(x), lambda: cp.nanmean(x_cp),
-                            lambda: torch.nanmean(tx)),
-        "nanmax 2^n": case(lambda: xp.nanmax(x), lambda: xp.max(x), lambda: cp.nanmax(x_cp)),
-        "nanmin 2^n": case(lambda: xp.nanmin(x), lambda: xp.min(x), lambda: cp.nanmin(x_cp)),
-        "nanargmax 2^n": case(lambda: xp.nanargmax(x), lambda: xp.argmax(x),
-                              lambda: cp.nanargmax(x_cp)),
-        "nanargmin 2^n": case(lambda: xp.nanargmin(x), lambda: xp.argmin(x),
-                              lambda: cp.nanargmin(x_cp)),
-        "nanvar 2^n": case(lambda: xp.nanvar(x), lambda: xp.var(x), lambda: cp.nanvar(x_cp)),
-        "nanstd 2^n": case(lambda: xp.nanstd(x), lambda: xp.std(x), lambda: cp.nanstd(x_cp)),
-        "nancumsum 2^n": case(lambda: xp.nancumsum(x), lambda: xp.cumulative_sum(x),
-                              lambda: cp.nancumsum(x_cp)),
-        "nancumprod 2^n": case(lambda: xp.nancumprod(x), lambda: xp.cumulative_prod(x),
-                               lambda: cp.nancumprod(x_cp)),
-        "row nansum": case(lambda: xp.nansum(m, axis=1), lambda: xp.sum(m, axis=1),
-                           lambda: cp.nansum(m_cp, axis=1), lambda: torch.nansum(tm, dim=1)),
-        "column nanmean": case(lambda: xp.nanmean(m, axis=0), lambda: xp.mean(m, axis=0),
-                               lambda: cp.nanmean(m_cp, axis=0),
-                               lambda: torch.nanmean(tm, dim=0)),
-        "row nanmin": case(lambda: xp.nanmin(m, axis=1), lambda: xp.min(m, axis=1),
-                           lambda: cp.nanmin(m_cp, axis=1)),
-        "row nanargmin": case(lambda: xp.nanargmin(m, axis=1), lambda: xp.argmin(m, axis=1),
-                              lambda: cp.nanargmin(m_cp, axis=1)),
-        "row nanvar": case(lambda: xp.nanvar(m, axis=1), lambda: xp.var(m, axis=1),
-                           lambda: cp.nanvar(m_cp, axis=1)),
-        "row nancumsum": case(lambda: xp.nancumsum(m, axis=1),
-                              lambda: xp.cumulative_sum(m, axis=1),
-                              lambda: cp.nancumsum(m_cp, axis=1)),
+        **{f"{name} 2^n": reduction(name, x, x_cp, tx) for name in PLAIN},
+        **{f"{where} {name}": reduction(name, m, m_cp, tm, axis=axis) for where, name, axis in (
+            ("row", "nansum", 1), ("column", "nanmean", 0), ("row", "nanmin", 1),
+            ("row", "nanargmin", 1), ("row", "nanvar", 1), ("row", "nancumsum", 1))},
         "median rows": case(lambda: xp.median(f, axis=1), lambda: xp.sort(f, axis=1),
                             lambda: cp.median(f_cp, axis=1),
                             lambda: torch.quantile(tf, 0.5, dim=1)),
