@@ -116,18 +116,25 @@ def worker_mismatches():
     print(f"rank {me} ok", flush=True)
 
 
+def _all_reduce_reporting_failure(me, n) -> bool:
+    """all_reduce of n ones; prints how long a DistributedError took and returns whether one came."""
+    start = time.monotonic()
+    try:
+        dist.all_reduce(xp.ones(n))
+    except dist.DistributedError as e:
+        print(f"rank {me} raised DistributedError after {time.monotonic() - start:.2f} s: {e}",
+              flush=True)
+        return True
+    return False
+
+
 def worker_dies():
     """Rank 1 dies before the collective; the others must raise DistributedError quickly."""
     me = dist.rank()
     dist.barrier()
     if me == 1:
         os._exit(3)
-    start = time.monotonic()
-    try:
-        dist.all_reduce(xp.ones(1000))
-    except dist.DistributedError as e:
-        print(f"rank {me} raised DistributedError after {time.monotonic() - start:.2f} s: {e}",
-              flush=True)
+    _all_reduce_reporting_failure(me, 1000)
     try:
         dist.all_reduce(xp.ones(3))
     except dist.DistributedError as e:
@@ -140,12 +147,7 @@ def worker_silent():
     dist.barrier()
     if me == 1:
         time.sleep(120)
-    start = time.monotonic()
-    try:
-        dist.all_reduce(xp.ones(10))
-    except dist.DistributedError as e:
-        print(f"rank {me} raised DistributedError after {time.monotonic() - start:.2f} s: {e}",
-              flush=True)
+    if _all_reduce_reporting_failure(me, 10):
         sys.exit(5)
 
 
