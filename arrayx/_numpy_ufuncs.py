@@ -72,7 +72,7 @@ def _counterpart(ufunc, method: str, kwargs: dict):
             return None
         options["axis"] = axis
     else:
-        options["axis"] = tuple(axis) if isinstance(axis, list) else axis
+        options["axis"] = axis
         options["keepdims"] = bool(kwargs.get("keepdims", False))
     dtype = kwargs.get("dtype")
     if dtype is not None:
@@ -86,23 +86,16 @@ def _counterpart(ufunc, method: str, kwargs: dict):
 _NUMPY_UFUNCS = frozenset(v for v in vars(np).values() if isinstance(v, np.ufunc))
 
 
-def _weak_type(x):
-    """What NumPy's type resolution is given for a scalar operand: its Python type (weak)."""
-    for kind in (bool, int, float, complex):
-        if isinstance(x, kind) or (isinstance(x, np.generic) and
-                                   isinstance(x.item(), kind)):
-            return kind
-    return type(x)
-
-
 def _cast_to_numpy_loop(ufunc, inputs: tuple) -> tuple:
     """The array operands cast to the input dtypes of the loop NumPy would run
     (np.sqrt of int64 runs in float64, as in NumPy); unchanged where NumPy finds no loop or
     picks a dtype arrayx does not have."""
     from ._array_object import Array
     from ._data_type_functions import astype
+    from ._elementwise_functions import _python_scalar
     try:
-        loop = ufunc.resolve_dtypes(tuple(x.dtype if type(x) is Array else _weak_type(x)
+        # a scalar goes in as its Python type: weak, as arrayx's scalars are
+        loop = ufunc.resolve_dtypes(tuple(x.dtype if type(x) is Array else type(_python_scalar(x))
                                           for x in inputs) + (None,) * ufunc.nout)
     except (TypeError, ValueError, OverflowError, np.exceptions.DTypePromotionError):
         return inputs
