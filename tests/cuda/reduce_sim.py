@@ -21,7 +21,6 @@ import random
 import sys
 import threading
 import time
-
 import warnings
 
 import numpy as np
@@ -96,7 +95,13 @@ def _c_strides(shape):
     return tuple(int(np.prod(shape[j + 1:])) for j in range(len(shape)))
 
 
+# every case; tests/cuda/test_simulated_kernels.py reads this list (without importing the module)
+CASES = ("sum", "arg", "rows", "col", "general", "nan", "moments")
+
+
 def main(case):
+    if case != "all" and case not in CASES:
+        raise SystemExit(f"unknown case {case!r}: one of all, {', '.join(CASES)}")
     rng = np.random.default_rng(1)
     order_rng = random.Random(3)
     bad = 0

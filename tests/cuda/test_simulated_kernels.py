@@ -37,8 +37,7 @@ def _listed_cases(script):
     raise LookupError(f"{script} lists no CASES")
 
 
-CASES = [("reduce_sim.py", case) for case in ("sum", "arg", "rows", "col", "general", "nan",
-                                             "moments")] + \
+CASES = [("reduce_sim.py", case) for case in _listed_cases("reduce_sim.py")] + \
     [("scan_sim.py", case) for case in _listed_cases("scan_sim.py")] + \
     [("tile_sim.py", case) for case in _listed_cases("tile_sim.py")] + \
     [("random_sim.py", case) for case in _listed_cases("random_sim.py")]
