@@ -29,19 +29,21 @@ def _pow2_at_least(n: int) -> int:
     return 1 << max(0, (n - 1).bit_length())
 
 
-def _options(func, dtype, mode, T, C, V, block, weight, bias):
-    """The RowKernel fields set by knobs: the hinted loads (16-byte vectors only), the merged
-    statistics (softmax and log_softmax rows held in a block's registers: a group's reductions
-    are shuffles, with no barrier to save), the blocks an SM the registers must allow (for
-    kernels holding at most OCCUPANCY_ROW_BYTES of row, and early weight and bias, a thread)
-    and the early weight and bias."""
+def _kernel(func, dtype, mode, T, C, V, block, weight, bias) -> RowKernel:
+    """The RowKernel of this layout with the fields its knobs set: the hinted loads (16-byte
+    vectors only), the merged statistics (softmax and log_softmax rows held in a block's
+    registers: a group's reductions are shuffles, with no barrier to save), the blocks an SM the
+    registers must allow (for kernels holding at most OCCUPANCY_ROW_BYTES of row, and early
+    weight and bias, a thread) and the early weight and bias."""
     early = tuning.EARLY_AFFINE and mode == "regs" and (weight or bias)
     held = C * V * dtype.itemsize * (1 + (weight + bias if early else 0))
     bounded = mode == "regs" and held <= tuning.OCCUPANCY_ROW_BYTES
-    return {"hint": tuning.LOAD_HINT if V > 1 else "",
-            "merged": tuning.MERGED_STATISTICS and mode == "regs" and T > 32 and func in MERGEABLE,
-            "occupancy": max(1, tuning.OCCUPANCY_THREADS // block) if bounded else 1,
-            "early": early}
+    return RowKernel(func, dtype, mode, T, C, V, block, weight, bias,
+                     hint=tuning.LOAD_HINT if V > 1 else "",
+                     merged=(tuning.MERGED_STATISTICS and mode == "regs" and T > 32
+                             and func in MERGEABLE),
+                     occupancy=max(1, tuning.OCCUPANCY_THREADS // block) if bounded else 1,
+                     early=early)
 
 
 def _group(func, dtype, mode, nv, V, weight, bias):
@@ -49,8 +51,7 @@ def _group(func, dtype, mode, nv, V, weight, bias):
     GROUP_MIN_VECTORS vectors a lane covering its nv vectors."""
     T = min(32, _pow2_at_least(-(-nv // tuning.GROUP_MIN_VECTORS)))
     C = -(-nv // T) if mode == "regs" else tuning.STREAM_UNROLL
-    return RowKernel(func, dtype, mode, T, C, V, tuning.GROUP_BLOCK, weight, bias,
-                     **_options(func, dtype, mode, T, C, V, tuning.GROUP_BLOCK, weight, bias))
+    return _kernel(func, dtype, mode, T, C, V, tuning.GROUP_BLOCK, weight, bias)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -62,17 +63,13 @@ def layout(func, dtype, K, vec, weight, bias) -> RowKernel:
         if nv <= 32 * tuning.GROUP_VECTORS:
             return _group(func, dtype, "regs", nv, V, weight, bias)
         T = min(tuning.MAX_BLOCK, max(64, _pow2_at_least(-(-nv // tuning.BLOCK_VECTORS))))
-        C = -(-nv // T)
-        return RowKernel(func, dtype, "regs", T, C, V, T, weight, bias,
-                         **_options(func, dtype, "regs", T, C, V, T, weight, bias))
+        return _kernel(func, dtype, "regs", T, -(-nv // T), V, T, weight, bias)
     if func == "logsumexp" and nv <= tuning.STREAM_GROUP_VECTORS:
         return _group(func, dtype, "stream", nv, V, weight, bias)
     T = tuning.STREAM_BLOCK
     if func == "logsumexp":  # rows of a few chunks a lane take fewer lanes than long ones
         T = min(T, max(64, _pow2_at_least(-(-nv // (2 * tuning.STREAM_UNROLL)))))
-    return RowKernel(func, dtype, "stream", T, tuning.STREAM_UNROLL, V, T, weight, bias,
-                     **_options(func, dtype, "stream", T, tuning.STREAM_UNROLL, V, T,
-                                weight, bias))
+    return _kernel(func, dtype, "stream", T, tuning.STREAM_UNROLL, V, T, weight, bias)
 
 
 def split_count(k: RowKernel, M: int, nv: int, sms: int) -> int:
