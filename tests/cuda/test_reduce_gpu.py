@@ -276,8 +276,7 @@ def test_moment_kernels_compile_for_sm90_without_local_memory(name, spec):
     pytest.importorskip("numba.cuda")
     from test_ptx import _ptx  # compiles for sm_90, skips where NVVM is missing
 
-    from arrayx.cuda.kernels.reduce.tuning import LOAD_HINT
-    from arrayx.cuda.kernels.reduce.tuning import BLOCK, MOMENTS_BLOCKS_PER_SM
+    from arrayx.cuda.kernels.reduce.tuning import BLOCK, LOAD_HINT, MOMENTS_BLOCKS_PER_SM
     ptx = _ptx(spec)
     assert ".local" not in ptx and "trap" not in ptx
     # registers capped so that the wave split_count plans for fits
