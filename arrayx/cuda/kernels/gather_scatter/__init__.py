@@ -415,10 +415,7 @@ def setitem(a: CudaArray, key: tuple, value) -> None:
                 elementwise.overlaps(a, k) else k for k in _expand_key(a, key))
     offset, shape, strides, specs = plan_key(a.shape, a.strides, a.offset, key)
     if not specs:
-        view = a.view(shape, strides, offset)
-        if isinstance(value, CudaArray):
-            value = _drop_leading_ones(value, len(shape))
-        elementwise.assign(view, value)
+        elementwise.assign(a.view(shape, strides, offset), value)  # drops value's leading 1s
         return
     scatter(a, offset, shape, strides, [IndexSpec(*s) for s in specs], value)
 

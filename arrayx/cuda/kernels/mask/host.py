@@ -139,9 +139,7 @@ def assign_by_mask(x: CudaArray, mask: CudaArray, value):
             value = elementwise.astype(value, x.dtype)
         if value.size and elementwise.overlaps(x, value):
             value = elementwise.copy(value)
-        while value.ndim > len(inner) + 1 and value.shape[0] == 1:
-            value = value.view(value.shape[1:], value.strides[1:], value.offset)
-        if value.ndim == len(inner) + 1 and value.shape[0] == 1:
+        while value.ndim > len(inner) and value.shape[0] == 1:  # leading 1s: one value
             value = value.view(value.shape[1:], value.strides[1:], value.offset)
         if value.ndim <= len(inner):
             pad = x.ndim - value.ndim
