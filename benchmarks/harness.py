@@ -203,16 +203,21 @@ class Harness:
         tbs = nbytes / (ms * 1e-3) / 1e12
         return self.record(name, lib, ms, "ms", bytes=nbytes, tb_per_s=round(tbs, 3), **extra)
 
+    def copy_time(self, n: int, reps: int = 20, device="cuda:0") -> float:
+        """CUDA-event ms of a device-to-device copy of n float32 elements through arrayx
+        (cuMemcpyDtoD), not recorded."""
+        import arrayx as xp
+        from arrayx.cuda.engine import copies
+        src = xp.ones(n, dtype=xp.float32, device=device)
+        dst = xp.empty(n, dtype=xp.float32, device=device)
+        return self.gpu_time("arrayx", lambda: copies.memcpy_d2d(self.dev, dst._data, src._data),
+                             reps=reps)
+
     def copy_ceiling(self, n: int, reps: int = 20) -> dict:
         """Record and return the device-to-device copy of n float32 elements through arrayx
         (cuMemcpyDtoD): the bandwidth ceiling the kernel families are measured against (bytes
         read + written)."""
-        import arrayx as xp
-        from arrayx.cuda.engine import copies
-        src = xp.ones(n, dtype=xp.float32, device="cuda:0")
-        dst = xp.empty(n, dtype=xp.float32, device="cuda:0")
-        ms = self.gpu_time("arrayx", lambda: copies.memcpy_d2d(self.dev, dst._data, src._data),
-                           reps=reps)
+        ms = self.copy_time(n, reps)
         return self.bandwidth(f"device copy {n * 4 >> 20} MiB", "arrayx/cuMemcpyDtoD", ms, 8 * n)
 
     def compare(self, name: str, nbytes: int, fns: dict, warmup=3, reps=20, copy_bytes=None):
