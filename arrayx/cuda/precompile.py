@@ -96,10 +96,6 @@ def _compile(spec, cc):
     return spec.name, "compiled", time.perf_counter() - start, ""
 
 
-def _compile_task(task):
-    return _compile(*task)
-
-
 class _LineProgress:
     """A progress line on stderr when tqdm is not installed: rewritten in place on a terminal,
     a line each tenth of the way otherwise."""
@@ -175,12 +171,13 @@ def warm(cc: tuple, chosen, jobs: int = 1, quiet: bool = False) -> dict:
                 bar.update(1)
     elif todo:
         with _pool(min(jobs, len(todo))) as pool:
-            futures = [pool.submit(_compile_task, (spec, cc)) for spec in todo]
+            futures = [pool.submit(_compile, spec, cc) for spec in todo]
+            failed = 0
             for future in as_completed(futures):
                 results.append(future.result())
                 if bar is not None:
-                    failed = sum(r[1] == "failed" for r in results)
-                    if failed:
+                    if results[-1][1] == "failed":
+                        failed += 1
                         bar.set_postfix_str(f"{failed} failed")
                     bar.update(1)
     if bar is not None:
