@@ -16,16 +16,15 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _python(*args, **env):
+    """Python with this checkout first on PYTHONPATH and `env` set (a value of None unsets it)."""
     full_env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""), **env)
+    full_env = {k: v for k, v in full_env.items() if v is not None}
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=full_env,
                           timeout=120, cwd=REPO)
 
 
 def test_python_m_arrayx_reports_versions_and_devices():
-    env = {k: v for k, v in os.environ.items() if k != "ARRAYX_DEVICE"}
-    r = subprocess.run([sys.executable, "-m", "arrayx"], capture_output=True, text=True, timeout=120,
-                       cwd=REPO,
-                       env=dict(env, PYTHONPATH=os.pathsep.join([REPO, env.get("PYTHONPATH", "")])))
+    r = _python("-m", "arrayx", ARRAYX_DEVICE=None)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0] == f"arrayx {xp.__version__} (array API 2025.12)"
@@ -67,10 +66,7 @@ def test_import_arrayx_imports_no_gpu_package():
 def test_cpu_default_device_logs_why():
     code = ("import logging; logging.basicConfig(level=logging.DEBUG); import arrayx._devices as d; "
             "print(d.default_device())")
-    env = {k: v for k, v in os.environ.items() if k != "ARRAYX_DEVICE"}
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                       cwd=REPO,
-                       env=dict(env, PYTHONPATH=os.pathsep.join([REPO, env.get("PYTHONPATH", "")])))
+    r = _python("-c", code, ARRAYX_DEVICE=None)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "cpu"
     assert "DEBUG:arrayx:default device: cpu, because " in r.stderr
