@@ -49,8 +49,10 @@ def _as_index_array(entry, device):
     return arr
 
 
-def normalize_key(x: Array, key) -> tuple[tuple, int]:
-    """(the normalised key, how many index arrays it holds)."""
+def normalize_key(x: Array, key, selection: bool = False) -> tuple[tuple, tuple | None]:
+    """(the normalised key, the shape x[key] selects or None): the shape is computed for a key
+    holding index arrays when it holds several (it checks they broadcast together) or when
+    `selection` asks for it; None otherwise."""
     if not isinstance(key, tuple):
         key = (key,)
     shape = x.shape
@@ -139,9 +141,9 @@ def normalize_key(x: Array, key) -> tuple[tuple, int]:
     out = tuple(out)
     n_arrays = len(out) - sum(type(e) is int or type(e) is slice or e is None or e is Ellipsis
                               for e in out)
-    if n_arrays > 1:
-        _advanced_selection_shape(shape, out, device)  # the index arrays broadcast together
-    return out, n_arrays
+    if n_arrays > 1 or selection and n_arrays:
+        return out, _advanced_selection_shape(shape, out, device)
+    return out, None
 
 
 def _advanced_selection_shape(shape, key: tuple, device) -> tuple:
@@ -229,13 +231,12 @@ def getitem(x: Array, key):
 
 
 def setitem(x: Array, key, value):
-    native_key, n_arrays = normalize_key(x, key)
+    native_key, selection = normalize_key(x, key, selection=type(value) is Array)
     if type(value) is Array:
         if value._device is not x._device:
             raise ValueError(f"cannot assign an array on {value._device} into an array on {x._device}")
-        if n_arrays:
-            _check_value_broadcasts(value.shape,
-                                    _advanced_selection_shape(x.shape, native_key, x._device))
+        if selection is not None:
+            _check_value_broadcasts(value.shape, selection)
         if value.dtype is not x.dtype:
             # The in-place operators' rule: the values must promote to x's own dtype.
             if dt.promote(value.dtype, x.dtype) is not x.dtype:
