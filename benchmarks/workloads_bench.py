@@ -966,11 +966,12 @@ def main(argv=None):
     else:
         compiled = "none (arrayx on the CPU device)"
     stem = "workloads" if on_gpu else "workloads-cpu"
+    clients = client_versions()
     os.makedirs(args.out, exist_ok=True)
     doc = H.write(os.path.join(args.out, f"{stem}-{DATE}.json"),
                   {"rows": rows, "geomean": gmeans, "profiles": profiles, "copy_ms": copy_ms,
                    "skipped_peers": skipped, "past_deadline": past_deadline,
-                   "client_versions": client_versions(),
+                   "client_versions": clients,
                    "elapsed_s": elapsed, "compiled": compiled,
                    "options": vars(args)})
     png = plot(rows, os.path.join(args.out, f"{stem}-{DATE}.png"),
@@ -986,7 +987,7 @@ def main(argv=None):
         "result differs from arrayx's by more than the case's tolerance (largest difference over "
         "the largest value). Method: the docstring of workloads_bench.py.",
         "Peers skipped: " + (", ".join(f"{k} ({v})" for k, v in skipped.items()) or "none")
-        + ". Clients: " + ", ".join(f"{k} {v}" for k, v in client_versions().items()) + "."]
+        + ". Clients: " + ", ".join(f"{k} {v}" for k, v in clients.items()) + "."]
     if past_deadline:
         description.append(f"Not run, past the {args.deadline:g} s deadline: "
                            + ", ".join(past_deadline) + ".")
