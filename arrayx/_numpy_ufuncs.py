@@ -65,14 +65,11 @@ def _counterpart(ufunc, method: str, kwargs: dict):
     extra = set(kwargs) - {"axis", "dtype", "keepdims", "out"}
     if extra or not _without_out(kwargs):
         return None
-    options = {}
-    axis = kwargs.get("axis", 0)
+    options = {"axis": kwargs.get("axis", 0)}
     if method == "accumulate":
         if kwargs.get("keepdims"):
             return None
-        options["axis"] = axis
     else:
-        options["axis"] = axis
         options["keepdims"] = bool(kwargs.get("keepdims", False))
     dtype = kwargs.get("dtype")
     if dtype is not None:
