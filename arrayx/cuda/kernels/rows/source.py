@@ -222,7 +222,7 @@ class _Source:
             return [], [f"{M.exp}({x} - m) * r" for x in names]
         if f == "log_softmax":
             return [], [f"({x} - m) - ls" for x in names]
-        pre, out = [], []
+        out = []
         for q, x in enumerate(names):
             y = f"(({x} - xr) - mu) * rstd" if f == "layer_norm" else f"{x} * rstd"
             if k.weight:
@@ -230,12 +230,19 @@ class _Source:
             if k.bias:
                 y = f"{y} + b_{q}"
             out.append(y)
+        return self.affine_loads("_", j, len(names)), out
+
+    def affine_loads(self, tag, j, n):
+        """Statements loading the n weight and bias values at row index j into w{tag}0.. and
+        b{tag}0.. (those the kernel takes)."""
+        k = self.k
+        lines = []
         for flag, arr, stem in ((k.weight, "weight", "w"), (k.bias, "bias", "b")):
             if flag:
-                vals = [f"{stem}_{q}" for q in range(len(names))]
-                pre.append(f"{vals[0]} = {arr}[{j}]" if len(names) == 1 else
-                           vload_statement(vals, arr, j))
-        return pre, out
+                vals = [f"{stem}{tag}{q}" for q in range(n)]
+                lines.append(f"{vals[0]} = {arr}[{j}]" if n == 1 else
+                             vload_statement(vals, arr, j))
+        return lines
 
     def store(self, names, j):
         """Statements computing and storing the outputs of `names` at row index j."""
@@ -269,18 +276,14 @@ class _Source:
         for c in range(C):
             lines += [f"j{c} = int64(({c} * {T} + lane) * {V})", f"in{c} = valid and j{c} < K"]
         lines += [f"{x} = {neutral}" for x in flat]
-        affine = [(flag, arr, stem) for flag, arr, stem in ((k.weight, "weight", "w"),
-                                                             (k.bias, "bias", "b")) if flag]
         if k.early:  # the slots' weight and bias, in flight with the row's loads
-            lines += [f"{stem}{c}_{q} = {M.c(0)}" for _, _, stem in affine
+            stems = [stem for flag, stem in ((k.weight, "w"), (k.bias, "b")) if flag]
+            lines += [f"{stem}{c}_{q} = {M.c(0)}" for stem in stems
                       for c in range(C) for q in range(V)]
         for c, names in enumerate(slots):
             body = [self.load(names, f"src + j{c}")]
             if k.early:
-                for _, arr, stem in affine:
-                    vals = [f"{stem}{c}_{q}" for q in range(V)]
-                    body.append(f"{vals[0]} = {arr}[j{c}]" if V == 1 else
-                                vload_statement(vals, arr, f"j{c}"))
+                body += self.affine_loads(f"{c}_", f"j{c}", V)
             if k.func == "layer_norm":
                 body += [f"{x} = {x} - xr" for x in names]
             lines += [f"if in{c}:"] + _indent(body)
@@ -324,10 +327,10 @@ class _Source:
             if exprs is None:
                 body = self.store(names, f"j{c}")
             else:  # the values already hold what the output needs, less weight and bias
-                pre, _ = self.output_values(names, f"j{c}")
-                w, b = (("w{c}_", "b{c}_") if k.early else ("w_", "b_"))
-                w, b = w.format(c=c), b.format(c=c)
-                pre = [] if k.early else pre
+                if k.early:  # loaded with the row
+                    pre, w, b = [], f"w{c}_", f"b{c}_"
+                else:
+                    pre, w, b = self.output_values(names, f"j{c}")[0], "w_", "b_"
                 outs = [exprs[x] + (f" * {w}{q}" if k.weight else "") +
                         (f" + {b}{q}" if k.bias else "") for q, x in enumerate(names)]
                 body = pre + ([f"out[dst + j{c}] = {outs[0]}"] if V == 1 else
