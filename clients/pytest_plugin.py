@@ -314,7 +314,7 @@ def pytest_collection_modifyitems(session, config, items):
         if arrayx.get_implicit_host_copy():
             # The run asked for host copies; the warning that announces the first one would be
             # an error under a client's -W error, failing whichever test copies first.
-            quiet = pytest.mark.filterwarnings("ignore::arrayx._settings.ImplicitHostCopyWarning")
+            quiet = pytest.mark.filterwarnings("ignore::arrayx.ImplicitHostCopyWarning")
             for item in items:
                 item.add_marker(quiet)
     path = os.environ.get("ARRAYX_CLIENT_EXPECTED_FAILURES")

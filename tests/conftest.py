@@ -23,6 +23,8 @@ Use from any test module (pytest puts tests/ on sys.path, so plain imports work)
 * ``run_with_scipy_array_api(script, *args, timeout=300)``
                          runs a Python script in a fresh process with ``SCIPY_ARRAY_API=1``
                          and asserts that it printed "ok" last.
+* ``distributed_ops(dtype)``
+                         the reductions arrayx.distributed takes for that dtype.
 * ``xps``               ``hypothesis.extra.array_api.make_strategies_namespace(arrayx)``
                          (None when it cannot be built; test_interop reports why).
 * ``@pytest.mark.gpu``  skips the test when ``arrayx._devices.cuda_device_count() == 0``.
@@ -281,3 +283,8 @@ def run_with_scipy_array_api(script, *args, timeout=300):
 def upcast(a):
     """The float64 / complex128 version of a NumPy array (the reference precision)."""
     return a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
+
+
+def distributed_ops(dtype) -> tuple:
+    """The reductions arrayx.distributed's collectives take for `dtype` (complex: sum only)."""
+    return ("sum",) if np.dtype(dtype).kind == "c" else ("sum", "prod", "max", "min")

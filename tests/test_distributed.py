@@ -22,7 +22,7 @@ import pytest
 
 import arrayx as xp
 import arrayx.distributed as dist
-from conftest import ALL_DTYPES, assert_array_equal, make_data
+from conftest import ALL_DTYPES, assert_array_equal, distributed_ops, make_data
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CPU = xp.Device("cpu")
@@ -30,10 +30,6 @@ _UFUNCS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.mini
 
 
 # ---- the ranks' side --------------------------------------------------------------------
-
-def _ops(dtype):
-    return ("sum",) if np.dtype(dtype).kind == "c" else ("sum", "prod", "max", "min")
-
 
 def _part(dtype, shape, r, seed):
     """Rank r's data, as an arrayx array and as NumPy; shape "view" is an offset, strided view."""
@@ -58,7 +54,7 @@ def worker_collectives():
         for shape in shapes:
             x, _ = _part(dtype, shape, me, seed)
             parts = [_part(dtype, shape, r, seed)[1] for r in range(n)]
-            for op in _ops(dtype):
+            for op in distributed_ops(dtype):
                 assert_array_equal(dist.all_reduce(x, op), _reference(parts, op), device=CPU)
                 checks += 1
             assert_array_equal(dist.all_gather(x), np.stack(parts), device=CPU)
@@ -79,7 +75,7 @@ def worker_collectives():
             shape = "view" if block == "view" else (n,) + block
             x, _ = _part(dtype, shape, me, seed + 100)
             parts = [_part(dtype, shape, r, seed + 100)[1] for r in range(n)]
-            for op in _ops(dtype):
+            for op in distributed_ops(dtype):
                 total = _reference(parts, op)
                 got = dist.reduce_scatter(x, op)
                 assert_array_equal(got, total[me], device=CPU)
@@ -425,7 +421,7 @@ def test_gpu_path_counts_types_and_ops_with_a_stand_in_nccl(stand_in_gpu, rng):
             h = make_data(dtype, (7, 9), rng)[1:, ::2] if shape == "view" else \
                 make_data(dtype, shape, rng)
             x = _stand_in_array(h, device)
-            for op in _ops(dtype):
+            for op in distributed_ops(dtype):
                 for got in (dist.all_reduce(x, op),
                             dist.reduce_scatter(_stand_in_array(h[None], device), op)):
                     assert got._device is device and got.dtype == h.dtype
