@@ -49,8 +49,8 @@ import threading
 import numpy as np
 
 from .._array_object import Array
-from .._devices import CPU, default_device, parse_device
-from .._validation import check_array, check_dtype, check_int, normalize_shape
+from .._devices import CPU
+from .._validation import check_array, check_dtype, check_int, normalize_shape, resolve_device
 from ._group import Group, reduce_parts
 from ._sockets import DistributedError
 
@@ -290,7 +290,7 @@ def recv(shape, dtype, peer: int, *, device=None) -> Array:
     default device); `shape` and `dtype` must be those of the array sent."""
     shape = normalize_shape(shape, "recv")
     dtype = check_dtype(dtype, "recv")
-    device = default_device() if device is None else parse_device(device)
+    device = resolve_device(device)
     group = _current()
     peer = _check_peer(peer, group, "recv")
     if device is CPU:
