@@ -27,6 +27,8 @@ word is then 0), 64-bit beyond.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ...._backend import random_values_per_block
@@ -47,6 +49,7 @@ def integer_path(range_: int) -> str:
     return "r32" if range_ <= 2 ** 32 else "r64"
 
 
+@functools.lru_cache(maxsize=64)  # a generator's key is the same on each of its calls
 def round_keys(key: int) -> tuple:
     """The key words of Philox's ten rounds, (k0 + r * W0, k1 + r * W1) mod 2**32 for
     r = 0..9 flattened, of the 64-bit `key`: the kernels' arguments ka0, kb0, ka1, kb1..."""
