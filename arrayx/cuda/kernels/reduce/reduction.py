@@ -29,10 +29,10 @@ dtype, and lanes, warps, blocks and split partials merge by Chan's formula (`_ch
 float32 lane's rounding stays within its own few elements, and the merges add none at float32's
 scale; the mean stays split so that the merges' differences of means keep their digits when the
 mean is large beside the spread (float64 data of mean 1e8 and spread 1e-3). Complex values carry
-two parts of c and u and one M2 (|x - mean|^2, so var = var(real) + var(imag), real). The store divides M2
-by n - correction (`correction` is the kernel's scalar argument, where mean has its count), NaN
-when that is not positive or the slice is empty (an all-NaN slice of nanvar), and std takes the
-square root in float64 before rounding. Any infinity in a slice gives NaN (inf - inf), as
+two parts of c and u and one M2 (|x - mean|^2, so var = var(real) + var(imag), real). The store
+divides M2 by n - correction (`correction` is the kernel's scalar argument, where mean has its
+count), NaN when that is not positive or the slice is empty (an all-NaN slice of nanvar), and
+std takes the square root in float64 before rounding. Any infinity in a slice gives NaN (inf - inf), as
 NumPy's two passes do; so does a lane's sum of squares past its type's range (NumPy: inf).
 """
 

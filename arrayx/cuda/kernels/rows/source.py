@@ -12,8 +12,9 @@
   row among S blocks, each streaming a contiguous part; the last to finish folds the parts.
 
 T <= 32 lanes are a group inside a warp and a block holds block // T rows; T > 32 lanes are the
-whole block, one row. The row's 16-byte loads carry `hint`, a PTX cache qualifier. Every lane runs every shuffle and barrier (lanes of rows past M load
-nothing and store nothing), so the groups stay converged.
+whole block, one row. The row's 16-byte loads carry `hint`, a PTX cache qualifier. Every lane
+runs every shuffle and barrier (lanes of rows past M load nothing and store nothing), so the
+groups stay converged.
 
 Statistics (what each function folds, in the dtype: float32 in float32, float64 in float64):
 softmax, log_softmax, logsumexp: the max m and s = sum exp(x - m); in regs mode the max first,
