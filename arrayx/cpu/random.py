@@ -85,7 +85,7 @@ def _block_values(distribution, dtype, words, params, out=None):
     if out is None:
         out = np.empty(m * per_block, dtype)
     values = out.reshape(m, per_block)
-    if per_block == 2 or distribution == "bits" and dtype.itemsize == 8:
+    if per_block == 2:
         x0, x1, x2, x3 = words  # the 64-bit draws d0 = x0 | x1 << 32, d1 likewise, in x1, x3
         for low, high in ((x0, x1), (x2, x3)):
             np.left_shift(high, _SHIFT32, out=high)
