@@ -192,8 +192,7 @@ class Communicator:
         code = lib.ncclCommInitRankConfig(ctypes.byref(handle), size,
                                           _UniqueId.from_buffer_copy(uid), rank,
                                           ctypes.byref(config))
-        if code not in (SUCCESS, IN_PROGRESS):
-            raise DistributedError(f"ncclCommInitRankConfig failed: {_message(code)}")
+        _check(code, "ncclCommInitRankConfig")
         self.handle = handle
         self.wait_ready("ncclCommInitRankConfig")
         self.watchdog = Watchdog(self)
