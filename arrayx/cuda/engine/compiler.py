@@ -266,8 +266,9 @@ def link_cubin(ptx: str, cc: tuple) -> bytes | None:
 
 
 def build_binary(spec: KernelSpec, cc: tuple, debug: bool = DEBUG, fresh: bool = False):
-    """(image, format, entry) for `spec`: from memory, disk, or a fresh compile (`fresh`: skip
-    the caches, e.g. when the driver rejected a cached image)."""
+    """(key, (image, format, entry)) for `spec`: from memory, disk, the shipped kernels, or a
+    fresh compile (`fresh`: skip the caches and the shipped kernels, e.g. when the driver
+    rejected a cached or shipped image)."""
     key = cache_key(spec, cc, debug)
     hit = None if fresh else _binaries.get(key)
     if hit is not None:
