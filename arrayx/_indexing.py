@@ -142,12 +142,13 @@ def normalize_key(x: Array, key, selection: bool = False) -> tuple[tuple, tuple 
     n_arrays = len(out) - sum(type(e) is int or type(e) is slice or e is None or e is Ellipsis
                               for e in out)
     if n_arrays > 1 or selection and n_arrays:
-        return out, _advanced_selection_shape(shape, out, device)
+        return out, _advanced_selection_shape(shape, out, consumed, device)
     return out, None
 
 
-def _advanced_selection_shape(shape, key: tuple, device) -> tuple:
-    """The shape x[key] selects for a normalised key holding index arrays, in NumPy's order (the
+def _advanced_selection_shape(shape, key: tuple, consumed: int, device) -> tuple:
+    """The shape x[key] selects for a normalised key holding index arrays (`consumed`: the
+    dimensions of x it indexes, as normalize_key counted them), in NumPy's order (the
     index arrays' broadcast shape where the first of them stands when they are adjacent in the
     key, else first); None for the count of the key's one boolean array of rank >= 1. A 0-d
     boolean array (NumPy's new axis of length 1 or 0) is read: on a GPU, one synchronisation.
@@ -158,12 +159,6 @@ def _advanced_selection_shape(shape, key: tuple, device) -> tuple:
             return (None,) + tuple(shape[entry.ndim:])
         return tuple(entry.shape) + tuple(shape[1:])
     ndim = len(shape)
-    consumed = 0
-    for entry in key:
-        if type(entry) is int or type(entry) is slice:
-            consumed += 1
-        elif entry is not None and entry is not Ellipsis:
-            consumed += entry.ndim if entry.dtype.kind == "b" else 1
     basic = []     # the sizes of the dims that slices, None and Ellipsis make, in key order
     advanced = []  # the shapes of the advanced indices (Python ints among arrays are 0-d)
     positions = []
