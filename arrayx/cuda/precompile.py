@@ -155,9 +155,9 @@ def warm(cc: tuple, chosen, jobs: int = 1, quiet: bool = False) -> dict:
     start = time.perf_counter()
     todo, cached, shipped = [], 0, 0
     for spec in chosen:
-        if compiler._read_disk(compiler.cache_key(spec, cc)) is not None:
+        if compiler.is_cached(spec, cc):
             cached += 1
-        elif not compiler.DEBUG and compiler.read_shipped(spec, cc) is not None:
+        elif not compiler.DEBUG and compiler.is_shipped(spec, cc):
             shipped += 1
         else:
             todo.append(spec)

@@ -316,8 +316,8 @@ def shipped_index(cc: tuple):
     return _shipped[cc]
 
 
-def read_shipped(spec: KernelSpec, cc: tuple):
-    """(image, format, entry) of `spec` from the shipped kernels, or None."""
+def _shipped_entry(spec: KernelSpec, cc: tuple):
+    """(archive, key, metadata) of `spec` among the shipped kernels, or None."""
     if os.environ.get("ARRAYX_SHIPPED_KERNELS", "on").lower() in ("off", "0", "none"):
         return None
     shipped = shipped_index(tuple(cc))
@@ -326,24 +326,54 @@ def read_shipped(spec: KernelSpec, cc: tuple):
     archive, index = shipped
     key = shipped_key(spec, cc)
     meta = index.get(key)
-    if meta is None:
+    return None if meta is None else (archive, key, meta)
+
+
+def read_shipped(spec: KernelSpec, cc: tuple):
+    """(image, format, entry) of `spec` from the shipped kernels, or None."""
+    entry = _shipped_entry(spec, cc)
+    if entry is None:
         return None
+    archive, key, meta = entry
     return (archive.read(f"{key}.{meta['format']}"), meta["format"], meta["entry"])
 
 
-def _read_disk(key):
+def is_shipped(spec: KernelSpec, cc: tuple) -> bool:
+    """Whether the shipped kernels hold `spec` for `cc` (nothing decompressed)."""
+    return _shipped_entry(spec, cc) is not None
+
+
+def _disk_entry(key):
+    """(image path, metadata) of `key` in the disk cache, or None; the metadata is written last,
+    so its presence says the image is complete."""
     d = cache_dir()
     if not d:
         return None
-    meta_path = os.path.join(d, key + ".json")
     try:
-        with open(meta_path) as f:
+        with open(os.path.join(d, key + ".json")) as f:
             meta = json.load(f)
-        with open(os.path.join(d, key + "." + meta["format"]), "rb") as f:
-            image = f.read()
+        return os.path.join(d, key + "." + meta["format"]), meta
     except (OSError, ValueError, KeyError):
         return None
+
+
+def _read_disk(key):
+    entry = _disk_entry(key)
+    if entry is None:
+        return None
+    path, meta = entry
+    try:
+        with open(path, "rb") as f:
+            image = f.read()
+    except OSError:
+        return None
     return (image, meta["format"], meta["entry"])
+
+
+def is_cached(spec: KernelSpec, cc: tuple) -> bool:
+    """Whether the disk cache holds `spec` for `cc` (its image is not read)."""
+    entry = _disk_entry(cache_key(spec, cc))
+    return entry is not None and os.path.exists(entry[0])
 
 
 def _write_disk(key, spec, cc, hit):
