@@ -61,8 +61,11 @@ def canonical_dtype(dtype) -> np.dtype:
         # arrayx compares dtypes by identity; an equal instance (unpickled) is not the same one
         return _BY_NAME[dtype.name]
     try:
-        with warnings.catch_warnings():  # NumPy's deprecated aliases ('a') are refused below
-            warnings.simplefilter("ignore", DeprecationWarning)
+        if isinstance(dtype, str):  # NumPy's deprecated aliases ('a') are refused below
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                d = np.dtype(dtype)
+        else:
             d = np.dtype(dtype)
     except (TypeError, ValueError):
         raise TypeError(f"{dtype!r} is not an array API dtype") from None
