@@ -77,10 +77,9 @@ def mulhi_range(draws: np.ndarray, range_: int) -> np.ndarray:
     return high + ((low + draws) < draws).astype(_U64)
 
 
-def _block_values(distribution, dtype, words, params, out=None):
-    """The P values of each block, interleaved, from philox4x32_10's `words` (which this
-    overwrites), into `out` (blocks * P elements of `dtype`) when given."""
-    per_block = random_values_per_block(distribution, dtype)
+def _block_values(distribution, dtype, per_block, words, params, out=None):
+    """The `per_block` values of each block, interleaved, from philox4x32_10's `words` (which
+    this overwrites), into `out` (blocks * per_block elements of `dtype`) when given."""
     m = words[0].size
     if out is None:
         out = np.empty(m * per_block, dtype)
@@ -167,7 +166,8 @@ def random(device, shape, dtype, distribution, key, offset, params):
             words = philox4x32_10(np.arange(start, stop, dtype=_U64), offset, key)
             first, last = start * per_block, stop * per_block
             if last <= n:
-                _block_values(distribution, dtype, words, params, out[first:last])
+                _block_values(distribution, dtype, per_block, words, params, out[first:last])
             else:  # the last, partial block
-                out[first:] = _block_values(distribution, dtype, words, params)[:n - first]
+                out[first:] = _block_values(distribution, dtype, per_block, words,
+                                            params)[:n - first]
     return out.reshape(shape)

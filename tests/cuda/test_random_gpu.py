@@ -148,7 +148,7 @@ def test_past_2_to_the_31_elements_the_64_bit_kernel_continues_the_stream(no_fal
     blocks = np.concatenate([np.arange(500), np.arange((n - 1001) // 2, -(-n // 2))])
     blocks = blocks.astype(np.uint64)
     words = cpu_random.philox4x32_10(blocks, 0, 123)
-    values = cpu_random._block_values("integers", np.dtype("uint8"), words, (0, 251))
+    values = cpu_random._block_values("integers", np.dtype("uint8"), 2, words, (0, 251))
     tail = values[1000:][(n - 1001) % 2:][:1001]
     np.testing.assert_array_equal(ends, np.concatenate([values[:1000], tail]))
     del got
