@@ -22,4 +22,5 @@ from ._settings import (ImplicitHostCopyWarning, get_implicit_host_copy,  # noqa
 from ._array_object import Array  # noqa: F401
 from ._namespace import *  # noqa: F401,F403
 from ._info import __array_namespace_info__  # noqa: F401
+from ._compile import CompileWarning, TracedValueError, compile  # noqa: F401,A001
 from . import linalg, fft, nn, random  # noqa: F401,E402

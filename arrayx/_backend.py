@@ -101,6 +101,9 @@ PRIMITIVES = {
     "clip": "(a, lo, hi) -> native: lo/hi are None, Python scalars, or native arrays of a's dtype "
             "broadcastable to a.shape (the namespace broadcasts `a` to the result shape first).",
     "astype": "(a, dtype, copy: bool) -> native: cast (copy=False may return `a` if dtype matches).",
+    "elementwise_program": "(program, operands, shape) -> native, new: a chain of the elementwise "
+                           "primitives above run as one (arrayx.compile's fusion); see "
+                           "PROGRAM_FORMAT.",
     "copy": "(a) -> native: a new C-contiguous copy.",
     # --- views and data movement -------------------------------------------------------------
     "reshape": "(a, shape, copy: bool|None) -> native: a view when the layout allows and copy is "
@@ -181,6 +184,26 @@ PRIMITIVES = {
               "-> native, C-contiguous: element i (C order) of a Philox4x32-10 stream; see "
               "RANDOM_STREAM for the exact bits every backend must produce.",
 }
+
+PROGRAM_FORMAT = """What the ``elementwise_program`` primitive computes.
+
+`program` is a tuple of steps ``(kind, name, refs, dtype)``, `operands` a tuple of native arrays
+and Python scalars. A ref is an int: below ``len(operands)`` it names an operand, from there on
+the result of step ``ref - len(operands)``. Step kinds, each exactly the primitive of its name
+with the referenced values as arguments:
+
+* ``("unary", name, (a,), None)``: ``unary(name, a)``
+* ``("binary", name, (a, b), dtype)``: ``binary(name, a, b, dtype)`` (no `out`)
+* ``("where", None, (condition, a, b), dtype)``: ``where(condition, a, b, dtype)``
+* ``("astype", None, (a,), dtype)``: ``astype(a, dtype, True)``
+* ``("clip", None, (a, lo, hi), None)``: ``clip(a, lo, hi)``; `lo`/`hi` a ref or None
+
+The result is the last step's, a new array of shape `shape`; every step's result has that
+shape, and each operand broadcasts to it. A scalar operand is read by one step only, as that
+primitive reads a Python scalar (weak, in the step's dtype). Results equal the steps run one by
+one, except that a backend may contract a multiply and an add of adjacent steps into one fused
+multiply-add (one rounding instead of two).
+"""
 
 RANDOM_STREAM = """The values the ``random`` primitive writes, identical on every backend.
 

@@ -107,6 +107,11 @@ def cuda_device(index: int) -> Device:
 _other_devices: dict[tuple[str, int], Device] = {}
 
 
+def known_devices() -> list:
+    """Every Device made so far (the cpu, and each cuda:N asked for)."""
+    return [CPU, *_cuda_devices.values(), *_other_devices.values()]
+
+
 def device_of_kind(kind: str, index: int) -> Device:
     """The interned Device of a backend kind and index (CUDA devices are checked to exist)."""
     if kind == "cuda":

@@ -153,3 +153,24 @@ def astype(a, dtype, copy):
 
 def copy(a):
     return a.copy()
+
+
+def elementwise_program(program, operands, shape):
+    """The steps one by one, as the eager primitives (PROGRAM_FORMAT): NumPy has no fusion."""
+    values = list(operands)
+    for kind, name, refs, dtype in program:
+        args = [None if r is None else values[r] for r in refs]
+        if kind == "unary":
+            values.append(unary(name, *args))
+        elif kind == "binary":
+            values.append(binary(name, *args, dtype))
+        elif kind == "where":
+            values.append(where(*args, dtype))
+        elif kind == "astype":
+            values.append(astype(args[0], dtype, True))
+        elif kind == "clip":
+            values.append(clip(*args))
+        else:
+            raise ValueError(f"unknown program step {kind!r}")
+    return np.broadcast_to(values[-1], shape).copy() if values[-1].shape != tuple(shape) \
+        else values[-1]

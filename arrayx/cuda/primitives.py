@@ -15,7 +15,6 @@ from .kernels.elementwise import ops as ops
 from .engine.array import CudaArray, array_from_dlpack, array_from_host, new_array
 from .engine.layout import c_strides
 from .engine import runtime
-from .._backend import unary_result_dtype
 
 
 _I64 = np.dtype("int64")
@@ -122,29 +121,8 @@ def dlpack_device(a):
 
 # ---- elementwise ----------------------------------------------------------------------------
 
-_unary_plans: dict = {}
-
-
-def _unary_plan(name, dtype):
-    """How unary function `name` runs on `dtype`: ("copy",) for identities (positive, real of a
-    real array...), ("fill", value, result dtype) for constants (isnan of integers...), or
-    ("launch", Op)."""
-    plan = _unary_plans.get((name, dtype))
-    if plan is None:
-        out_dt = unary_result_dtype(name, dtype)
-        constant = ops.constant_unary(name, dtype)
-        if ops.is_identity_unary(name, dtype):
-            plan = ("copy",)
-        elif constant is not None:
-            plan = ("fill", constant, out_dt)
-        else:
-            plan = ("launch", ops.unary_op(name, dtype, out_dt))
-        _unary_plans[(name, dtype)] = plan
-    return plan
-
-
 def unary(name, a):
-    plan = _unary_plan(name, a.dtype)
+    plan = elementwise.unary_plan(name, a.dtype)
     if plan[0] == "launch":
         return elementwise.unary(name, plan[1], a)
     if plan[0] == "copy":
@@ -223,7 +201,8 @@ PRIMITIVES = {
     "from_host": from_host, "to_host": to_host, "empty": empty, "full": full, "copy": copy,
     "astype": astype, "arange": arange, "linspace": linspace, "eye": eye, "triangle": triangle,
     "from_dlpack": from_dlpack, "to_dlpack": to_dlpack, "dlpack_device": dlpack_device,
-    "unary": unary, "binary": binary, "where": where, "clip": clip, "reshape": reshape,
+    "unary": unary, "binary": binary, "where": where, "clip": clip,
+    "elementwise_program": elementwise.elementwise_program, "reshape": reshape,
     "permute_dims": permute_dims, "broadcast_to": broadcast_to, "getitem": getitem,
     "setitem": setitem,
 }

@@ -5,6 +5,7 @@
 * ``dispatch.py``: ``launch``, which picks the layout from the operands on the host.
 * ``fast_path.py``: per-(operation, dtypes, device) plans for contiguous calls, skipping launch().
 * ``functions.py``: the functions the backend's primitives and other families call.
+* ``program.py``: a chain of elementwise primitives as one kernel (``arrayx.compile``'s fusion).
 * ``tuning.py``: the family's knobs (block size, vectors a thread, the transposing tile's shape).
 * ``specs.py``: the kernels precompiled ahead of time.
 """
@@ -12,6 +13,7 @@
 from . import ops  # noqa: F401
 from .dispatch import launch  # noqa: F401
 from .functions import (as_dtype, assign, astype, binary, copy, fill, overlaps,  # noqa: F401
-                        unary, where)
+                        unary, unary_plan, where)
+from .program import elementwise_program  # noqa: F401
 from .specs import precompile_specs  # noqa: F401
 from .template import kernel_spec, tile_design, tile_specs, tile_vector  # noqa: F401

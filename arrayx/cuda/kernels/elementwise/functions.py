@@ -11,7 +11,9 @@ from ...engine.array import CudaArray, new_array
 from .._common import BOOL
 from . import fast_path
 from .dispatch import launch
-from .ops import binary_op, cast_op, compute_dtype, where_op
+from ...._backend import unary_result_dtype
+from .ops import (binary_op, cast_op, compute_dtype, constant_unary, is_identity_unary,
+                  unary_op, where_op)
 
 _binary_ops: dict = {}
 
@@ -21,6 +23,27 @@ def _binary_op(name, dt):
     if op is None:
         op = _binary_ops[(name, dt)] = binary_op(name, dt)
     return op
+
+
+_unary_plans: dict = {}
+
+
+def unary_plan(name, dtype):
+    """How unary function `name` runs on `dtype`: ("copy",) for identities (positive, real of a
+    real array...), ("fill", value, result dtype) for constants (isnan of integers...), or
+    ("launch", Op)."""
+    plan = _unary_plans.get((name, dtype))
+    if plan is None:
+        out_dt = unary_result_dtype(name, dtype)
+        constant = constant_unary(name, dtype)
+        if is_identity_unary(name, dtype):
+            plan = ("copy",)
+        elif constant is not None:
+            plan = ("fill", constant, out_dt)
+        else:
+            plan = ("launch", unary_op(name, dtype, out_dt))
+        _unary_plans[(name, dtype)] = plan
+    return plan
 
 
 def as_dtype(x, dt):

@@ -41,6 +41,7 @@ class Op(NamedTuple):
     expr: str          # over x0, x1, ... (and IDX, the flat output index, for creation ops)
     helpers: tuple     # helper function names (with their type suffix) the expression calls
     out: np.dtype      # result dtype
+    source: str = ""   # inner functions of its own the expression calls (a fused program's)
 
 
 # ---- the functions ------------------------------------------------------------------------

@@ -122,6 +122,8 @@ def kernel_spec(name: str, op: Op, kinds: tuple, dtypes: tuple, lay: str, N: int
         body.append(helpers)
     if "_ipow" in op.helpers:
         body.append(ipow_source(op.out).rstrip("\n"))
+    if op.source:
+        body.append(op.source.rstrip("\n"))
     body += pre
     if lay == "strided":
         body += ["    i = cuda.grid(1)", "    if i < n:",
