@@ -415,10 +415,11 @@ class Array:
             _settings.warn_implicit_host_copy(self._device)
             host = self._device.backend.to_host(self._data)  # a fresh host array: no 2nd copy
             return host if dtype is None else host.astype(dtype, copy=False)
+        data = self._device.backend.to_host(self._data)  # the array itself, as a primitive call
         if copy is False:
-            return self._data if dtype is None or np.dtype(dtype) == self.dtype else np.asarray(
-                self._data, dtype=dtype, copy=False)
-        return np.array(self._data, dtype=dtype, copy=copy)
+            return data if dtype is None or np.dtype(dtype) == self.dtype else np.asarray(
+                data, dtype=dtype, copy=False)
+        return np.array(data, dtype=dtype, copy=copy)
 
     def __dlpack__(
         self,
@@ -506,8 +507,9 @@ def _array_from_pickle(host: np.ndarray, device: str) -> Array:
 
 
 def _host_piece(x: Array) -> np.ndarray:
-    """`x` on the host: the one transfer repr() makes per block it prints."""
-    return x.to_device(CPU)._data
+    """`x` on the host: the one transfer repr() makes per block it prints (on the cpu the
+    array itself, through the same primitive, so arrayx.compile sees every host read)."""
+    return x._device.backend.to_host(x._data)
 
 
 def _printable(x: Array) -> tuple[np.ndarray, bool]:

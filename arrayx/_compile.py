@@ -15,7 +15,13 @@ How it works, on every device:
    only inside the chain become one ``elementwise_program`` call (on cuda one kernel of the
    elementwise template: ``arrayx/cuda/kernels/elementwise/program.py``); everything else
    (reductions, matmul, sort, indexing, row functions, library calls) stays the primitive call
-   it was.
+   it was. Before that, softmax, log_softmax, logsumexp (keepdims) and layer and RMS norm
+   written with the standard's functions (the common spellings: ``exp(x - max(x))`` over its
+   ``sum``, ``(x - mean) / sqrt(var + eps) * w + b``, ``x / sqrt(mean(x * x) + eps) * w``...)
+   are recognised and become one ``row_function`` call, the fused row kernel of
+   ``arrayx.softmax`` and kin: equal to the written form within rounding, and with the row
+   functions' non-finite results (``arrayx/_row_functions.py``) where the written form gives
+   NaN (a row of -inf: logsumexp -inf). Calls whose results nothing uses are dropped.
 3. **Replay.** Later calls with the signature run the plan's steps on the new arguments: no
    Python of the function itself, no validation, no promotion, only the primitives.
 
@@ -60,7 +66,6 @@ class CompileWarning(UserWarning):
 
 
 _FUSABLE = frozenset({"unary", "binary", "where", "astype", "clip"})
-_DATA_DEPENDENT = frozenset({"nonzero", "unique", "repeat", "getitem"})
 _REFUSED = {
     "to_host": "reads the value of a traced array on the host",
     "to_dlpack": "exports a traced array through DLPack",
@@ -324,6 +329,20 @@ def _array_args(node: _Node):
     if node.name == "astype":
         return [a[0]]
     return list(a[0:3])  # clip
+
+
+def _data_dependent(node: _Node, tape: _Tape) -> bool:
+    """Whether the shape of the call's result depends on array values: nonzero, unique, repeat
+    with an array of counts, a key holding a boolean array (x[mask])."""
+    if node.name in ("nonzero", "unique"):
+        return True
+    if node.name == "repeat":
+        return type(node.args[1]) is _Ref
+    if node.name == "getitem":
+        key = node.args[1]
+        return any(type(k) is _Ref and tape.meta[k.index][1] == bool
+                   for k in (key if type(key) in (tuple, list) else (key,)))
+    return False
 
 
 def _mutates(node: _Node) -> bool:
@@ -639,7 +658,7 @@ def _plan(tape: _Tape, output_refs: set):
             steps.append(_program_step(n.backend, program, operands, shape, n.outs[0]))
         else:
             guard = None
-            if n.name in _DATA_DEPENDENT:
+            if _data_dependent(n, tape):
                 guard = guards
                 guards += 1
             steps.append(_call_step(n, guard))
@@ -711,11 +730,11 @@ def _trace(fn, args, kwargs, leaves):
     rows = _rewrite_rows(tape)
     _eliminate_dead(tape, set(output_refs))
     rows = sum(id(n) in rows for n in tape.nodes)
-    guard_shapes = [tuple(n.shapes) for n in tape.nodes if n.name in _DATA_DEPENDENT]
+    guard_shapes = [tuple(n.shapes) for n in tape.nodes if _data_dependent(n, tape)]
     # a variant is chosen by restarting replay, which must not repeat a write
-    last_guard = max((i for i, n in enumerate(tape.nodes) if n.name in _DATA_DEPENDENT),
+    last_guard = max((i for i, n in enumerate(tape.nodes) if _data_dependent(n, tape)),
                      default=-1)
-    restartable = not any(_mutates(n) for n in tape.nodes[:last_guard])
+    restartable = last_guard < 0 or not any(_mutates(n) for n in tape.nodes[:last_guard])
     plan = _Plan(tape, inputs, out_tree, out_leaves, guard_shapes)
     plan.steps, plan.guard_count = _plan(tape, output_refs)
     plan.fused = traced - len(plan.steps)
@@ -773,6 +792,10 @@ class CompiledFunction:
                         return out
         result, plan = _trace(self._fn, args, kwargs, leaves)
         self._stats["traces"] += 1
+        if plan is not None and plan.rows:
+            # the row primitive's non-finite cases differ from the written formula's (a row of
+            # -inf: logsumexp -inf, not NaN): the first call answers as every replay will
+            result = plan.run(leaves)
         with self._lock:
             variants = self._plans.get(key)
             if plan is None:

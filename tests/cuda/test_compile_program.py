@@ -58,9 +58,9 @@ def _data(dt, rng):
 PROGRAMS = [
     ("f32-multiply-add-tanh", (("binary", "multiply", (0, 1), F32), ("binary", "add", (3, 2), F32),
                                ("unary", "tanh", (4,), None)), [F32, F32, F32], False),
-    ("f64-scalars-where-bug", (("binary", "multiply", (0, 1), F64), ("binary", "greater", (3, 2), F64),
+    ("f64-scalars-where", (("binary", "multiply", (0, 1), F64), ("binary", "greater", (3, 2), F64),
                            ("where", None, (4, 0, 3), F64)), [F64, 0.5, 1.0], False),
-    ("f32-cast-to-f64-clip-bug", (("astype", None, (0,), F64), ("binary", "subtract", (3, 1), F64),
+    ("f32-cast-to-f64-clip", (("astype", None, (0,), F64), ("binary", "subtract", (3, 1), F64),
                               ("clip", None, (4, 2, None), None)), [F32, F64, -1.5], False),
     ("i32-shift-xor-floordiv", (("binary", "bitwise_left_shift", (0, 2), I32),
                                 ("binary", "bitwise_xor", (3, 1), I32),
@@ -80,7 +80,7 @@ PROGRAMS = [
     ("int-to-bool-cast-where", (("astype", None, (0,), B), ("where", None, (2, 1, 0), I32)),
      [I32, I32], True),
 ]
-BUGGY = [
+PROGRAMS_WITH_CASTS_AND_IDENTITIES = [
     # a step whose operand is cast (int8 -> int32) emits an extra value in program.py's builder,
     # so the next step's ref (n + step index) names the cast, not the step's result
     ("implicit-cast-then-step", (("binary", "add", (0, 1), I32), ("binary", "multiply", (2, 2), I32)),
@@ -91,15 +91,7 @@ BUGGY = [
     ("identity-then-two-steps", (("unary", "positive", (0,), None), ("binary", "add", (2, 1), F32),
                                  ("binary", "multiply", (3, 2), F32)), [F32, F32], True),
 ]
-BUG = pytest.mark.xfail(strict=True, reason="program_op indexes the builder's values with the "
-                        "program's refs, but casts add values and identities add none")
-F64_BUG = pytest.mark.xfail(strict=True, reason="program_op's check `None in b.dtypes[:n]` is "
-                            "True for a float64 operand (np.dtype('float64') == None is True in "
-                            "NumPy), so every program with a float64 array operand raises "
-                            "ValueError('a scalar operand that no step reads')")
-PROGRAMS_ALL = [pytest.param(*p[1:], id=p[0], marks=F64_BUG if p[0].endswith("-bug") else ())
-                for p in PROGRAMS] + \
-    [pytest.param(*p[1:], id=p[0], marks=BUG) for p in BUGGY]
+PROGRAMS_ALL = [pytest.param(*p[1:], id=p[0]) for p in PROGRAMS + PROGRAMS_WITH_CASTS_AND_IDENTITIES]
 
 
 @pytest.mark.parametrize("program, operands, exact", PROGRAMS_ALL)
@@ -123,7 +115,6 @@ def test_program_op_matches_cpu_program(program, operands, exact):
         np.testing.assert_allclose(got, expected, rtol=tol, atol=tol * 10)
 
 
-@F64_BUG
 def test_float64_program_builds():
     op, dtypes = program_op((("binary", "add", (0, 1), F64),), [F64, F64])
     assert op.out == F64 and dtypes == (F64, F64)
