@@ -51,8 +51,10 @@ import sys
 import threading
 import warnings
 
+import numpy as np
+
 from ._array_object import Array
-from ._backend import PRIMITIVES
+from ._backend import BOOL_RESULT_BINARY, PRIMITIVES, unary_result_dtype
 
 __all__ = ["compile", "TracedValueError", "CompileWarning"]
 
@@ -74,6 +76,7 @@ _REFUSED = {
               "the numbers in as an argument)",
 }
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
+_CONSTANT_RESULTS = frozenset({bool, int, float, complex, str, bytes})
 _trace_lock = threading.RLock()
 _tracing = threading.local()
 
@@ -116,6 +119,69 @@ class _Node:
         self.shapes = shapes      # the shape of each result ref
 
 
+class _NotLazy(Exception):
+    """A lazy trace met a call it cannot defer: trace again, eagerly."""
+
+
+class _Placeholder:
+    """A result a lazy trace did not compute: its shape and dtype, all the namespace reads of a
+    backend array."""
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape, dtype):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+
+def _shape_of(x):
+    return x.shape if hasattr(x, "shape") else ()
+
+
+def _reduced(shape, axes, keepdims):
+    if keepdims:
+        return tuple(1 if i in axes else n for i, n in enumerate(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
+
+
+def _lazy_result(name, args, kwargs):
+    """The (shape, dtype) of a call a lazy trace defers, from the contract's rules; _NotLazy for
+    any other call (one that writes, reads values, or has a shape only its data decides)."""
+    if name == "unary":
+        return args[1].shape, unary_result_dtype(args[0], args[1].dtype)
+    if name == "binary":
+        if kwargs.get("out") is not None or len(args) != 4:
+            raise _NotLazy
+        op, a, b, dtype = args
+        dtype = np.dtype(dtype)
+        if op == "divide" and dtype.kind not in "fc":
+            raise _NotLazy  # the backend's own computing dtype
+        return (np.broadcast_shapes(_shape_of(a), _shape_of(b)),
+                np.dtype(bool) if op in BOOL_RESULT_BINARY else dtype)
+    if name == "where":
+        return np.broadcast_shapes(*(_shape_of(v) for v in args[:3])), args[3]
+    if name == "astype":
+        return args[0].shape, args[1]
+    if name == "clip":
+        return args[0].shape, args[0].dtype
+    if name == "reduce" and len(args) == 5:
+        op, a, axes, keepdims, dtype = args
+        return _reduced(a.shape, axes, keepdims), bool if op in ("all", "any") else dtype
+    if name == "moments":
+        op, a, axes, _, keepdims, dtype = args
+        return (_reduced(a.shape, axes, keepdims) if axes else a.shape), dtype
+    if name == "full":
+        return args[1], args[3]
+    if name in ("reshape", "broadcast_to"):
+        return args[1], args[0].dtype
+    if name == "permute_dims":
+        return tuple(args[0].shape[i] for i in args[1]), args[0].dtype
+    raise _NotLazy
+
+
 def _is_native(x) -> bool:
     return hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, Array)
 
@@ -123,8 +189,9 @@ def _is_native(x) -> bool:
 class _Tape:
     """What one trace recorded: natives by identity (kept alive) mapped to refs."""
 
-    def __init__(self, thread: int):
+    def __init__(self, thread: int, lazy: bool):
         self.thread = thread
+        self.lazy = lazy          # defer every call (_lazy_result), or run each
         self.nodes: list = []
         self.refs: dict = {}      # id(native) -> _Ref
         self.keep: list = []      # the natives, so their ids stay unique while tracing
@@ -167,7 +234,13 @@ class _Tape:
                 "both branches and select with xp.where, or call this part uncompiled.")
         enc_args = tuple(self.encode(a) for a in args)
         enc_kwargs = {k: self.encode(v) for k, v in kwargs.items()}
-        result = fn(*args, **kwargs)
+        if self.lazy:
+            if name == "astype" and not args[2] and args[0].dtype == np.dtype(args[1]):
+                result = args[0]  # astype(copy=False) of its own dtype: the array itself
+            else:
+                result = _Placeholder(*_lazy_result(name, args, kwargs))
+        else:
+            result = fn(*args, **kwargs)
         outs, shapes = [], []
 
         def register(x):
@@ -689,10 +762,12 @@ class _Plan:
         return _unflatten(self.out_tree, out)
 
 
-def _trace(fn, args, kwargs, leaves):
-    """Run `fn` eagerly under the recorder: (its result, the plan)."""
+def _trace(fn, args, kwargs, leaves, lazy: bool):
+    """Run `fn` under the recorder: (its result, the plan). Lazy: no call runs, each result a
+    _Placeholder (the result is then the plan's to compute); _NotLazy when `fn` calls anything
+    else. Eager: every call runs."""
     from . import _devices
-    tape = _Tape(threading.get_ident())
+    tape = _Tape(threading.get_ident(), lazy)
     with _trace_lock:
         devices = [d for d in _devices.known_devices()]
         saved = [(d, d.backend) for d in devices]
@@ -722,8 +797,12 @@ def _trace(fn, args, kwargs, leaves):
         if r is not None:
             out_leaves.append(("array", r.index, x.device))
             output_refs.add(r.index)
-        else:  # a constant: a captured array, a Python value
-            out_leaves.append(("value", x))
+        elif isinstance(x, Array) or x is None or type(x) in _CONSTANT_RESULTS:
+            out_leaves.append(("value", x))  # a captured array, a Python value
+        else:  # an object replay would hand back unchanged, holding the first call's values
+            raise TypeError(f"arrayx.compile: {getattr(fn, '__qualname__', fn)} returned a "
+                            f"{type(x).__name__}; a compiled function returns arrays, Python "
+                            "scalars, strings, None and tuples, lists and dicts of them")
     for _, index in inputs:
         output_refs.add(index)
     traced = len(tape.nodes)
@@ -790,9 +869,16 @@ class CompiledFunction:
                             variants.insert(0, plan)
                         self._stats["replays"] += 1
                         return out
-        result, plan = _trace(self._fn, args, kwargs, leaves)
+        try:
+            # first lazily: only the plan's kernels run (and compile), as on every replay
+            _, plan = _trace(self._fn, args, kwargs, leaves, lazy=True)
+            result = plan.run(leaves)
+            lazy = True
+        except _NotLazy:
+            result, plan = _trace(self._fn, args, kwargs, leaves, lazy=False)
+            lazy = False
         self._stats["traces"] += 1
-        if plan is not None and plan.rows:
+        if plan is not None and plan.rows and not lazy:
             # the row primitive's non-finite cases differ from the written formula's (a row of
             # -inf: logsumexp -inf, not NaN): the first call answers as every replay will
             result = plan.run(leaves)

@@ -810,3 +810,16 @@ def test_module_attributes():
     assert issubclass(xp.TracedValueError, TypeError)
     assert issubclass(xp.CompileWarning, UserWarning)
     assert "compile" in sys.modules["arrayx._compile"].__all__
+
+
+def test_a_result_replay_could_not_refresh_is_refused():
+    """A result that is not an array, a Python value or a container of them would come back
+    unchanged from every replay, holding the first call's arrays: refused while tracing."""
+    class Box:
+        def __init__(self, v):
+            self.v = v
+    cf = xp.compile(lambda x: Box(x * 2))
+    with pytest.raises(TypeError, match="returned a Box"):
+        cf(xp.ones(3))
+    np.testing.assert_array_equal(to_numpy(xp.compile(lambda x: (x * 2, "tag", None))(xp.ones(2))[0]),
+                                  np.full(2, 2.0))
