@@ -325,6 +325,28 @@ def _leaf_key(x, position: int, seen: dict):
     return (t, x)
 
 
+def _flat_key(args):
+    """The signature of positional arguments that are all arrays (none twice) or Python
+    scalars, built without _flatten (the common call, on every replay), or None."""
+    key = []
+    datas = set()
+    for x in args:
+        t = type(x)
+        if t is Array:
+            d = x._data
+            datas.add(id(d))
+            key.append((d.shape, d.dtype, x._device))
+        elif t is float:
+            key.append((t, x.hex()))
+        elif t is int or t is bool:
+            key.append((t, x))
+        else:
+            return None
+    if len(datas) != sum(1 for x in args if type(x) is Array):
+        return None  # an array passed twice: the general key records which
+    return ("flat", tuple(key))
+
+
 # ---- plans -----------------------------------------------------------------------------------
 
 class _GuardMiss(Exception):
@@ -363,17 +385,47 @@ def _bind(tree, result, env):
             _bind(t, r, env)
 
 
+def _filler(values):
+    """A function of the replay values giving `values` (a flat tuple) with each top-level ref
+    replaced (refs nested in lists or dicts, as concat's or a key's, through _resolve)."""
+    if any(type(v) is not _Ref and _has_ref(v) for v in values):
+        return lambda env: _resolve(values, env)
+    slots = [(i, v.index) for i, v in enumerate(values) if type(v) is _Ref]
+    if not slots:
+        return lambda env: values
+    template = list(values)
+    if len(slots) == 1:
+        (i, r), = slots
+
+        def fill_one(env):
+            a = template.copy()
+            a[i] = env[r]
+            return a
+        return fill_one
+
+    def fill(env):
+        a = template.copy()
+        for i, r in slots:
+            a[i] = env[r]
+        return a
+    return fill
+
+
 def _call_step(node: _Node, guard: int | None):
     """A replay step running `node`'s primitive on the current values."""
     fn = getattr(node.backend, node.name)
-    args, kwargs, tree = node.args, node.kwargs, node.out_tree
-    resolve_args = _has_ref(args)
+    args, kwargs, tree = _filler(node.args), node.kwargs, node.out_tree
     resolve_kwargs = _has_ref(kwargs)
     outs, shapes = node.outs, tuple(node.shapes)
+    if type(tree) is _Ref and guard is None and not kwargs:
+        out = tree.index
+
+        def simple_step(env):  # one result, no keywords, no guard: most calls
+            env[out] = fn(*args(env))
+        return simple_step
 
     def step(env):
-        result = fn(*(_resolve(args, env) if resolve_args else args),
-                    **(_resolve(kwargs, env) if resolve_kwargs else kwargs))
+        result = fn(*args(env), **(_resolve(kwargs, env) if resolve_kwargs else kwargs))
         _bind(tree, result, env)
         if guard is not None:
             got = tuple(tuple(env[r.index].shape) for r in outs)
@@ -384,11 +436,11 @@ def _call_step(node: _Node, guard: int | None):
 
 def _program_step(backend, program, operands, shape, out: _Ref):
     fn = backend.elementwise_program
-    operands = tuple(operands)
+    operands = _filler(tuple(operands))
+    out = out.index
 
     def step(env):
-        env[out.index] = fn(program, tuple(env[o.index] if type(o) is _Ref else o
-                                           for o in operands), shape)
+        env[out] = fn(program, tuple(operands(env)), shape)
     return step
 
 
@@ -759,7 +811,7 @@ class _Plan:
             step(env)
         out = [Array._new(env[x[1]], x[2]) if x[0] == "array" else x[1]
                for x in self.out_leaves]
-        return _unflatten(self.out_tree, out)
+        return out[0] if self.out_tree is None else _unflatten(self.out_tree, out)
 
 
 def _trace(fn, args, kwargs, leaves, lazy: bool):
@@ -839,10 +891,14 @@ class CompiledFunction:
     def __call__(self, *args, **kwargs):
         if getattr(_tracing, "active", False):
             return self._fn(*args, **kwargs)  # inside another trace: inlined into its tape
-        leaves: list = []
-        tree = _flatten((args, kwargs), leaves)
-        seen: dict = {}
-        key = (tree, tuple(_leaf_key(x, i, seen) for i, x in enumerate(leaves)))
+        key = None if kwargs else _flat_key(args)
+        if key is None:
+            leaves: list = []
+            tree = _flatten((args, kwargs), leaves)
+            seen: dict = {}
+            key = (tree, tuple(_leaf_key(x, i, seen) for i, x in enumerate(leaves)))
+        else:
+            leaves = args  # what _flatten makes of flat positional arguments
         with self._lock:
             variants = self._plans.get(key)
             if variants is not None:
