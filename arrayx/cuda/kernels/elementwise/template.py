@@ -142,15 +142,31 @@ def kernel_spec(name: str, op: Op, kinds: tuple, dtypes: tuple, lay: str, N: int
                  f"    if (blk + 1) * ({U * N} * bdim) <= n:"]
         for u in range(U):
             body.append(f"        i{u} = (v + {u} * bdim) * {N}")
-        for u in range(U):  # all loads first: U * arrays independent 16-byte loads in flight
-            for k, kind in enumerate(kinds):
-                if kind == "a":
-                    targets = [f"a{k}_{u}_{j}" for j in range(N)]
-                    body.append("        " + vload_statement(targets, f"in{k}", f"i{u}"))
-        for u in range(U):
-            vals = [result(lambda k, u=u, j=j: f"a{k}_{u}_{j}", f"i{u} + {j}") for j in range(N)]
-            tup = ", ".join(vals) + ("," if N == 1 else "")
-            body.append(f"        vstore{N}(out, i{u}, ({tup}))")
+        if op.source:
+            # a fused program's function is long: numba's front end inlines an inner function
+            # at each call site, so the vector's elements go through one site in a loop (which
+            # the compiler unrolls, the results staying in registers) instead of N
+            for u in range(U):
+                for k, kind in enumerate(kinds):
+                    if kind == "a":
+                        body.append(f"        a{k}_{u} = vload{N}(in{k}, i{u})")
+            for u in range(U):
+                body += [f"        r{u} = cuda.local.array({N}, {element_type(out_dt)})",
+                         f"        for q in range({N}):",
+                         f"            r{u}[q] = {result(lambda k, u=u: f'a{k}_{u}[q]', f'i{u} + q')}"]
+                tup = ", ".join(f"r{u}[{j}]" for j in range(N)) + ("," if N == 1 else "")
+                body.append(f"        vstore{N}(out, i{u}, ({tup}))")
+        else:
+            for u in range(U):  # all loads first: U * arrays independent 16-byte loads in flight
+                for k, kind in enumerate(kinds):
+                    if kind == "a":
+                        targets = [f"a{k}_{u}_{j}" for j in range(N)]
+                        body.append("        " + vload_statement(targets, f"in{k}", f"i{u}"))
+            for u in range(U):
+                vals = [result(lambda k, u=u, j=j: f"a{k}_{u}_{j}", f"i{u} + {j}")
+                        for j in range(N)]
+                tup = ", ".join(vals) + ("," if N == 1 else "")
+                body.append(f"        vstore{N}(out, i{u}, ({tup}))")
         body += ["    else:", f"        for u in range({U}):", f"            j = (v + u * bdim) * {N}",
                  f"            e = j + {N}", "            if e > n:", "                e = n",
                  "            while j < e:",
