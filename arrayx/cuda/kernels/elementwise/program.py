@@ -20,6 +20,7 @@ layouts (16-byte vectors, alignment phases and scalar tails, strided, transposin
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import re
@@ -33,7 +34,6 @@ from .functions import unary_plan
 from .ops import Op, binary_op, cast_op, clip_op, compute_dtype, ipow_source, where_op
 
 _X = re.compile(r"\bx(\d)\b")
-_programs: dict = {}
 
 
 def _value(expr: str, dt: np.dtype) -> str:
@@ -140,10 +140,11 @@ def _step(b: _Builder, step, value) -> int:
 def program_op(program, operand_dtypes) -> tuple:
     """(Op, operand dtypes) of `program` over operands of `operand_dtypes` (None for a Python
     scalar: it takes the dtype the step that reads it computes in)."""
-    key = (program, tuple(operand_dtypes))
-    got = _programs.get(key)
-    if got is not None:
-        return got
+    return _program_op(program, tuple(operand_dtypes))
+
+
+@functools.lru_cache(maxsize=4096)  # plans come and go (arrayx.compile's cache is bounded too)
+def _program_op(program, operand_dtypes) -> tuple:
     b = _Builder(operand_dtypes)
     n = len(operand_dtypes)
     value = list(range(n))  # program ref -> builder value (casts add values of their own)
@@ -165,9 +166,7 @@ def program_op(program, operand_dtypes) -> tuple:
                                                              body.rstrip("\n").split("\n")))
     op = Op(f"{fname}({', '.join(f'x{k}' for k in range(n))})", tuple(b.helpers), out,
             "\n".join(sources))
-    dtypes = tuple(b.dtypes[:n])
-    _programs[key] = got = (op, dtypes)
-    return got
+    return op, tuple(b.dtypes[:n])
 
 
 _by_identity: dict = {}  # id(program) -> (program, operand dtypes, Op, dtypes, kernel name)
