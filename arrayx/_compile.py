@@ -729,8 +729,8 @@ MAX_FUSED_STEPS = 64  # steps of one fused kernel: beyond, compile time grows fa
 
 
 def _plan(tape: _Tape, output_refs: set):
-    """Replay steps for the tape: fused chains and the remaining calls, and the number of
-    guards."""
+    """Replay steps for the tape: fused chains and the remaining calls, the data-dependent
+    ones numbered as guards."""
     nodes = tape.nodes
     users = collections.defaultdict(list)  # ref index -> consuming node indices
     region, part = [], 0
@@ -787,7 +787,7 @@ def _plan(tape: _Tape, output_refs: set):
                 guard = guards
                 guards += 1
             steps.append(_call_step(n, guard))
-    return steps, guards
+    return steps
 
 
 class _Plan:
@@ -798,7 +798,7 @@ class _Plan:
         self.out_tree = out_tree
         self.out_leaves = out_leaves  # ("array", ref index, device) or ("value", v)
         self.size = tape.count
-        self.steps, self.guard_count = None, 0
+        self.steps = None
         self.guards = guards          # the traced shapes at each guard (for choosing variants)
         self.fused = 0                # primitive calls of the trace that the plan does not make
         self.rows = 0                 # row functions recognised
@@ -867,7 +867,7 @@ def _trace(fn, args, kwargs, leaves, lazy: bool):
                      default=-1)
     restartable = last_guard < 0 or not any(_mutates(n) for n in tape.nodes[:last_guard])
     plan = _Plan(tape, inputs, out_tree, out_leaves, guard_shapes)
-    plan.steps, plan.guard_count = _plan(tape, output_refs)
+    plan.steps = _plan(tape, output_refs)
     plan.fused = traced - len(plan.steps)
     plan.rows = rows
     return result, plan if restartable else None
