@@ -230,6 +230,11 @@ takes part q = i % P of its block. `params` holds Python scalars, already rounde
   [low, low + range), inside the dtype's range).
 """
 
+# RANDOM_STREAM's Philox4x32-10 (the Random123 constants), which every backend's rounds use
+PHILOX_M0, PHILOX_M1 = 0xD2511F53, 0xCD9E8D57   # round multipliers
+PHILOX_W0, PHILOX_W1 = 0x9E3779B9, 0xBB67AE85   # key schedule (Weyl sequence) increments
+PHILOX_ROUNDS = 10
+
 
 def random_values_per_block(distribution: str, dtype) -> int:
     """Elements of a ``random`` result one Philox counter block gives: 4 for 32-bit words

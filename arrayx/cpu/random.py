@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._backend import random_values_per_block
+from .._backend import (PHILOX_M0, PHILOX_M1, PHILOX_ROUNDS, PHILOX_W0, PHILOX_W1,
+                        random_values_per_block)
 
-PHILOX_M0, PHILOX_M1 = 0xD2511F53, 0xCD9E8D57   # round multipliers
-PHILOX_W0, PHILOX_W1 = 0x9E3779B9, 0xBB67AE85   # key schedule (Weyl sequence) increments
-PHILOX_ROUNDS = 10
 # counter blocks a pass: arrays of 256 KiB, small enough to stay in the caches, large enough
 # that NumPy's cost per call is small beside the work
 CHUNK_BLOCKS = 1 << 15

@@ -31,13 +31,10 @@ import functools
 
 import numpy as np
 
-from ...._backend import random_values_per_block
+from ...._backend import (PHILOX_M0, PHILOX_M1, PHILOX_ROUNDS, PHILOX_W0, PHILOX_W1,
+                          random_values_per_block)
 from ...engine import compiler
 from .._common import KernelSource, PREAMBLE, element_type, kernel_name
-
-PHILOX_M0, PHILOX_M1 = 0xD2511F53, 0xCD9E8D57
-PHILOX_W0, PHILOX_W1 = 0x9E3779B9, 0xBB67AE85
-PHILOX_ROUNDS = 10
 
 # The integers kernels: 'r32' maps a 64-bit draw onto a range of at most 2**32 with two 32-bit
 # partial products, 'r64' onto a larger one with the full 64 x 64-bit high product.
