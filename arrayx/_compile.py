@@ -544,12 +544,14 @@ class _Var:
 
 
 class _Term:
-    """The structure computing a value (its calls down to the leaves), compared by structure."""
-    __slots__ = ("ref", "key")
+    """The structure computing a value (its calls down to the leaves), compared by structure;
+    `reduces`: whether a reduction is among those calls (every row pattern has one)."""
+    __slots__ = ("ref", "key", "reduces")
 
-    def __init__(self, ref, key):
+    def __init__(self, ref, key, reduces):
         self.ref = ref
         self.key = key
+        self.reduces = reduces
 
     def __eq__(self, other):
         return isinstance(other, _Term) and self.key == other.key
@@ -577,9 +579,13 @@ def _terms(tape: _Tape):
         t = memo.get(index)
         if t is None:
             n = producer.get(index)
-            key = ("leaf", index) if n is None or _mutates(n) else \
-                (n.name,) + tuple(arg(a) for a in n.args)
-            t = memo[index] = _Term(index, key)
+            if n is None or _mutates(n):
+                t = _Term(index, ("leaf", index), False)
+            else:
+                args = tuple(arg(a) for a in n.args)
+                t = _Term(index, (n.name,) + args, n.name in ("reduce", "moments") or
+                          any(type(a) is _Term and a.reduces for a in args))
+            memo[index] = t
         return t
     return term
 
@@ -649,7 +655,7 @@ def _match_row(term, tape: _Tape):
     if _ROW_PATTERNS is None:
         _ROW_PATTERNS = _row_patterns()
     key = term.key
-    if key[0] != "binary":
+    if key[0] != "binary" or not term.reduces:
         return None
     for name, template in _ROW_PATTERNS:
         if template[1] != key[1]:
