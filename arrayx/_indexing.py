@@ -25,7 +25,7 @@ import numpy as np
 
 from . import _dtypes as dt
 from ._array_object import Array
-from ._validation import broadcast_shapes, check_int_in_range, python_scalar_fits
+from ._validation import broadcast_shapes, check_device, check_int_in_range, python_scalar_fits
 
 
 def _as_index_array(entry, device):
@@ -49,10 +49,11 @@ def _as_index_array(entry, device):
     return arr
 
 
-def normalize_key(x: Array, key, selection: bool = False) -> tuple[tuple, tuple | None]:
+def normalize_key(x: Array, key, fname: str,
+                  selection: bool = False) -> tuple[tuple, tuple | None]:
     """(the normalised key, the shape x[key] selects or None): the shape is computed for a key
     holding index arrays when it holds several (it checks they broadcast together) or when
-    `selection` asks for it; None otherwise."""
+    `selection` asks for it; None otherwise. `fname` names the operation in errors."""
     if not isinstance(key, tuple):
         key = (key,)
     shape = x.shape
@@ -67,8 +68,7 @@ def normalize_key(x: Array, key, selection: bool = False) -> tuple[tuple, tuple 
         elif isinstance(entry, (list, bool, np.bool_, np.ndarray)):
             entry = _as_index_array(entry, device)
         if type(entry) is Array:
-            if entry._device is not device:
-                raise ValueError(f"index array is on {entry._device} but the array is on {device}")
+            check_device(entry, "an index array", device, "the array", fname)
             if entry.dtype is dt.bool:
                 consumed += entry.ndim
             elif entry.dtype.kind in "iu":
@@ -222,11 +222,12 @@ def _check_value_broadcasts(value_shape: tuple, selection: tuple) -> None:
 
 
 def getitem(x: Array, key):
-    return Array._new(x._device.backend.getitem(x._data, normalize_key(x, key)[0]), x._device)
+    native_key = normalize_key(x, key, "__getitem__")[0]
+    return Array._new(x._device.backend.getitem(x._data, native_key), x._device)
 
 
 def setitem(x: Array, key, value):
-    native_key, selection = normalize_key(x, key, selection=type(value) is Array)
+    native_key, selection = normalize_key(x, key, "__setitem__", selection=type(value) is Array)
     if type(value) is Array:
         if value._device is not x._device:
             raise ValueError(f"cannot assign an array on {value._device} into an array on {x._device}")

@@ -10,13 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from ._array_object import Array
-from ._validation import broadcast_shapes, check_array, normalize_axis
+from ._validation import broadcast_shapes, check_array, check_device, normalize_axis
 
 
 def _check_indices(x, indices, fname):
     check_array(indices, fname, "indices")
-    if indices._device is not x._device:
-        raise ValueError(f"{fname}(): indices are on {indices._device} but x is on {x._device}")
+    check_device(indices, "indices", x._device, "x", fname)
     if indices.dtype.kind not in "iu":
         raise TypeError(f"{fname}(): indices must have an integer dtype, got {indices.dtype}")
 

@@ -111,8 +111,7 @@ def where(condition, x1, x2, /):
     if condition.dtype is not dt.bool:
         raise TypeError(f"where(): condition must have dtype bool, got {condition.dtype}")
     a, b, dtype, device = _where_operands(x1, x2)
-    if device is not condition._device:
-        raise ValueError(f"where(): the values are on {device} but condition is on {condition._device}")
+    check_device(condition, "condition", device, "x1" if type(x1) is Array else "x2", "where")
     broadcast_shapes(condition.shape, *(v.shape for v in (a, b) if not isinstance(v, _SCALARS)))
     return Array._new(device.backend.where(condition._data, a, b, dtype), device)
 

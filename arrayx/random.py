@@ -64,8 +64,8 @@ from ._manipulation_functions import reshape, stack
 from ._searching_functions import searchsorted
 from ._sorting_functions import argsort, sort
 from ._statistical_functions import cumulative_sum, max as _max, min as _min, sum as _sum
-from ._validation import (check_array, check_dtype, check_result_size, normalize_axis,
-                          normalize_shape, resolve_device)
+from ._validation import (check_array, check_device, check_dtype, check_result_size,
+                          normalize_axis, normalize_shape, resolve_device)
 
 __all__ = ["Generator", "default_rng"]
 
@@ -360,8 +360,7 @@ class Generator:
         """p as a float64 array on `device` after NumPy's checks (one synchronisation on a GPU
         to read its sum, extremes and nonzero count)."""
         check_array(p, "choice", "p")
-        if p.device is not device:
-            raise ValueError(f"choice(): p is on {p.device}, the sample on {device}")
+        check_device(p, "p", device, "the sample", "choice")
         if p.ndim != 1:
             raise ValueError(f"choice(): p must be 1-D, got shape {tuple(p.shape)}")
         if p.shape[0] != n:
