@@ -1,4 +1,5 @@
-"""What one reduction computes, as kernel-source fragments: `Reduction`.
+"""What one reduction computes, as kernel-source fragments: `Reduction` (the moments:
+`MomentsReduction`).
 
 Accumulation (the result dtype is the namespace's choice): floats in their dtype, complex as two
 real parts (shuffled separately), integers in 64 bits (wrapping, and truncated to a narrower
@@ -25,15 +26,16 @@ algorithm removes the mean first for the same reason). The sum of squares is com
 mean of 1e4, a standard deviation of 1, in float32) their rounding errors do not cancel but add
 up to about one float32 ulp of the result. Each lane then turns them into the *combined* form
 (n, c, u, M2), the mean being c + u and M2 the sum of squared deviations, in float64 for every
-dtype, and lanes, warps, blocks and split partials merge by Chan's formula (`_chan_merge`): a
-float32 lane's rounding stays within its own few elements, and the merges add none at float32's
-scale; the mean stays split so that the merges' differences of means keep their digits when the
-mean is large beside the spread (float64 data of mean 1e8 and spread 1e-3). Complex values carry
-two parts of c and u and one M2 (|x - mean|^2, so var = var(real) + var(imag), real). The store
-divides M2 by n - correction (`correction` is the kernel's scalar argument, where mean has its
-count), NaN when that is not positive or the slice is empty (an all-NaN slice of nanvar), and
-std takes the square root in float64 before rounding. Any infinity in a slice gives NaN (inf - inf), as
-NumPy's two passes do; so does a lane's sum of squares past its type's range (NumPy: inf).
+dtype, and lanes, warps, blocks and split partials merge by Chan's formula
+(`MomentsReduction.combine`): a float32 lane's rounding stays within its own few elements, and
+the merges add none at float32's scale; the mean stays split so that the merges' differences of
+means keep their digits when the mean is large beside the spread (float64 data of mean 1e8 and
+spread 1e-3). Complex values carry two parts of c and u and one M2 (|x - mean|^2, so var =
+var(real) + var(imag), real). The store divides M2 by n - correction (`correction` is the
+kernel's scalar argument, where mean has its count), NaN when that is not positive or the slice
+is empty (an all-NaN slice of nanvar), and std takes the square root in float64 before rounding.
+Any infinity in a slice gives NaN (inf - inf), as NumPy's two passes do; so does a lane's sum of
+squares past its type's range (NumPy: inf).
 """
 
 from __future__ import annotations
@@ -75,29 +77,27 @@ class Reduction:
 
     A lane folds its own elements into a *running* accumulator (`running_parts`,
     `running_identity()`, `accumulate(r, x, idx)`), then `finish(r, a)` turns it into an
-    accumulator of `parts`. Only the moments have a running form of their own (`streams`);
-    for the others the running accumulator is the accumulator and `finish` does nothing.
+    accumulator of `parts`. Only the moments (`MomentsReduction`, which constructing a
+    `Reduction` of a name in MOMENTS gives) have a running form of their own (`streams`); for
+    the others the running accumulator is the accumulator and `finish` does nothing.
     `scalar`: the name of the kernel's float64 argument the store reads."""
+
+    moments = streams = False
+    scalar = "count"
+
+    def __new__(cls, name: str, in_dt: np.dtype, out_dt: np.dtype):
+        # so that every place that builds a reduction (the planner, precompile, the tests) gets
+        # the moments' class for a moment
+        if cls is Reduction and name in MOMENTS:
+            cls = MomentsReduction
+        return super().__new__(cls)
 
     def __init__(self, name: str, in_dt: np.dtype, out_dt: np.dtype):
         self.name, self.in_dt, self.out_dt = name, in_dt, out_dt
-        self.nan = name in NAN or name in ("nanvar", "nanstd")
+        self.nan = name in NAN
         base = name[3:] if self.nan else name  # the plain counterpart
         self.base = base
         self.arg = base in ARG
-        self.moments = base in ("var", "std")
-        self.streams = self.moments
-        self.scalar = "correction" if self.moments else "count"
-        if self.moments:  # combined: n, a shift c and the mean less c (two parts each for
-            # complex input), M2
-            t = register_type(out_dt)
-            pairs = 2 if in_dt.kind == "c" else 1
-            self.parts = ["float64"] * (2 + 2 * pairs)
-            # running: n, the shift c, the sums of d, the sum of squares and its compensation
-            self.running_parts = ["int64"] + [t] * (2 * pairs + 2)
-            self.complex = False
-            self.constants = "NAN = float('nan')\n"
-            return
         if self.arg:
             self.parts = [register_type(in_dt), "int64"]
         elif base in ("all", "any"):
@@ -117,8 +117,6 @@ class Reduction:
         return (self.name, self.in_dt, self.out_dt)
 
     def identity(self) -> list:
-        if self.moments:
-            return ["float64(0)"] * len(self.parts)
         n = self.base
         if self.nan and n in ("max", "min", "argmax", "argmin"):  # nothing seen: NaN, no index
             return [f"{self.parts[0]}(NAN)"] + ([f"int64({INT64_MAX})"] if self.arg else [])
@@ -140,22 +138,18 @@ class Reduction:
         return [f"{t}({v})" for t, v in zip(self.parts, [one, zero])]
 
     def running_identity(self) -> list:
-        if self.moments:
-            return [f"{t}(0)" for t in self.running_parts]
         return self.identity()
 
     def accumulate(self, r: list, x: str, idx: str, ordered: bool = False) -> list:
         """Statements folding element `x` (flat reduced index `idx`; `ordered` as for
         `combine`) into the running accumulator `r`."""
-        if self.moments:
-            return self._accumulate_moments(r, x)
         e = [f"e_{k}" for k in range(len(self.parts))]
         return [f"{ek} = {v}" for ek, v in zip(e, self.load(x, idx))] + self.combine(r, e, ordered)
 
     def finish(self, r: list, a: list) -> list:
         """Statements turning running accumulator `r` into accumulator `a` (the same names
         unless the reduction `streams`)."""
-        return self._finish_moments(r, a) if self.moments else []
+        return []
 
     def load(self, x: str, idx: str) -> list:
         t = self.parts[0]
@@ -192,8 +186,6 @@ class Reduction:
     def combine(self, a: list, b: list, ordered: bool = False) -> list:
         """`ordered`: b's index is known to be above a's (a lane's own elements in its loop
         order), so argmax/argmin skip the index comparisons of ties and NaNs."""
-        if self.moments:
-            return self._chan_merge(a, b)
         n, t = self.base, self.parts[0]
         if self.nan and n in ("max", "min", "argmax", "argmin"):
             return self._combine_ignoring_nan(a, b, ordered)
@@ -242,8 +234,6 @@ class Reduction:
                         f"if _kb {cmp} _ka or {av} != {av}:", f"    {av} = {bv}"]
 
     def store(self, a: list) -> str:
-        if self.moments:
-            return self._store_moments(a)
         if self.arg:
             if self.nan:  # -1: the slice was all NaN
                 return f"{a[1]} if {a[0]} == {a[0]} else int64(-1)"
@@ -262,9 +252,32 @@ class Reduction:
             return f"{dt.name}(complex({vals[0]}, {vals[1]}))"
         return f"{element_type(dt)}({vals[0]})"
 
-    # ---- the moments (the module docstring) --------------------------------------------------
 
-    def _accumulate_moments(self, r: list, x: str) -> list:
+class MomentsReduction(Reduction):
+    """var, std, nanvar, nanstd (the module docstring): `parts` the combined form (n, a shift
+    c and the mean less c, two parts each for complex input, M2), `running_parts` the running
+    sums (n, the shift c, the sums of d, the sum of squares and its compensation)."""
+
+    moments = streams = True
+    scalar = "correction"
+
+    def __init__(self, name: str, in_dt: np.dtype, out_dt: np.dtype):
+        self.name, self.in_dt, self.out_dt = name, in_dt, out_dt
+        self.nan = name in ("nanvar", "nanstd")
+        self.base = name[3:] if self.nan else name
+        self.arg = self.complex = False
+        pairs = 2 if in_dt.kind == "c" else 1
+        self.parts = ["float64"] * (2 + 2 * pairs)
+        self.running_parts = ["int64"] + [register_type(out_dt)] * (2 * pairs + 2)
+        self.constants = "NAN = float('nan')\n"
+
+    def identity(self) -> list:
+        return ["float64(0)"] * len(self.parts)
+
+    def running_identity(self) -> list:
+        return [f"{t}(0)" for t in self.running_parts]
+
+    def accumulate(self, r: list, x: str, idx: str, ordered: bool = False) -> list:
         """Element x into running (n, c..., sums of d..., sum of squares q, its compensation
         k): the first element a lane sees (n == 0) becomes its shift c; q + k is Kahan's
         sum. The temporaries are named apart from the merge's, so that they keep the running
@@ -292,7 +305,7 @@ class Reduction:
         present = " and ".join(f"{vj} == {vj}" for vj in v)
         return lines + [f"if {present}:"] + ["    " + line for line in body]
 
-    def _finish_moments(self, r: list, a: list) -> list:
+    def finish(self, r: list, a: list) -> list:
         """Running (n, c..., s..., q, k) into combined (n, c..., s / n..., q - k - |s|^2 / n) in
         float64; rounding may leave M2 a little below 0, which is put back at 0."""
         pairs = (len(a) - 2) // 2
@@ -307,7 +320,7 @@ class Reduction:
                   f"{a[-1]} = float64(0) if _m2 < 0 else _m2"]
         return lines
 
-    def _chan_merge(self, a: list, b: list) -> list:
+    def combine(self, a: list, b: list, ordered: bool = False) -> list:
         """Chan's merge of (n, c..., u..., M2) b into a, the mean being c + u: the difference
         of the means, delta = (cb - ca) + (ub - ua), moves ua by delta * nb / n and adds
         delta^2 * na * nb / n to M2. The shifts are data values and the u small, so delta keeps
@@ -328,7 +341,7 @@ class Reduction:
                   f"{a[0]} = _n"]
         return lines
 
-    def _store_moments(self, a: list) -> str:
+    def store(self, a: list) -> str:
         """M2 / (n - correction), its square root for std; NaN where n - correction <= 0 or
         the slice had no element (a negative correction: still no mean)."""
         t = element_type(self.out_dt)
