@@ -20,6 +20,10 @@ Use from any test module (pytest puts tests/ on sys.path, so plain imports work)
 * ``run_threads(target, n)``
                          ``target(i)`` in n threads at once; fails with the errors raised,
                          each with its thread's index.
+* ``run_python(*args, timeout=120, cwd=REPO, input=None, **env)``
+                         ``python *args`` in a fresh process with this checkout (``REPO``) first
+                         on PYTHONPATH and ``env`` set (None unsets a variable); returns the
+                         ``subprocess.CompletedProcess`` with its output as text.
 * ``run_with_scipy_array_api(script, *args, timeout=300)``
                          runs a Python script in a fresh process with ``SCIPY_ARRAY_API=1``
                          and asserts that it printed "ok" last.
@@ -42,7 +46,6 @@ import os
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -61,6 +64,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "arrayx"))
 
 #: The device under test: the default device (ARRAYX_DEVICE overrides it).
 DEVICE = _devices.default_device()
+
+#: The checkout's root: the folder holding the arrayx package under test and tests/.
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 try:
     from hypothesis.extra.array_api import make_strategies_namespace
@@ -267,16 +273,23 @@ def run_threads(target, n):
     assert not errors, errors[:4]
 
 
+def run_python(*args, timeout=120, cwd=REPO, input=None, **env):
+    """Run ``python *args`` (str() of each) in a fresh process, in `cwd`, with this checkout first
+    on PYTHONPATH and the environment variables `env` set (a value of None unsets one), feeding
+    it `input`; return the subprocess.CompletedProcess, its output captured as text.
+    subprocess.TimeoutExpired after `timeout` seconds."""
+    full_env = {k: v for k, v in dict(os.environ, **env).items() if v is not None}
+    full_env["PYTHONPATH"] = os.pathsep.join(filter(None, [REPO, os.environ.get("PYTHONPATH")]))
+    return subprocess.run([sys.executable, *map(str, args)], input=input, capture_output=True,
+                          text=True, env=full_env, timeout=timeout, cwd=cwd)
+
+
 def run_with_scipy_array_api(script, *args, timeout=300):
     """Run the Python source `script` (with `args` as its sys.argv[1:]) in a fresh process with
     SciPy's array-API support on and this checkout first on PYTHONPATH; assert that it exited 0
     with "ok" as the last line of its output. A subprocess because SciPy reads SCIPY_ARRAY_API
     once, when first imported (scikit-learn's array-API dispatch needs it)."""
-    root = str(Path(__file__).resolve().parent.parent)
-    env = dict(os.environ, SCIPY_ARRAY_API="1",
-               PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
-    done = subprocess.run([sys.executable, "-c", script, *map(str, args)], env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    done = run_python("-c", script, *args, timeout=timeout, cwd=None, SCIPY_ARRAY_API="1")
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
 
 

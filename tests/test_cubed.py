@@ -20,8 +20,6 @@ import importlib.util
 import json
 import os
 import re
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -29,9 +27,8 @@ import numpy as np
 import pytest
 
 import arrayx as xp
-from conftest import DEVICE, assert_array_equal, make_data
+from conftest import DEVICE, assert_array_equal, make_data, run_python
 
-ROOT = Path(__file__).resolve().parent.parent
 EXPECTED_FAILURES = Path(__file__).resolve().parent / "cubed_expected_failures.txt"
 
 needs_cubed = pytest.mark.skipif(importlib.util.find_spec("cubed") is None,
@@ -59,18 +56,10 @@ SUBSET_FEWEST_PASSED = 540
 _ENTRY = re.compile(r"^(?P<id>\S+)\s+#\s*(?P<category>numpy-only|environment|gpu-only):\s*(?P<reason>\S.*)$")
 
 
-def _src_path() -> str:
-    """The folder holding the arrayx package under test, for the subprocess's PYTHONPATH."""
-    return str(Path(xp.__file__).resolve().parent.parent)
-
-
-def _run_python(code: str, tmp_path, timeout: float, extra_env=None):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([_src_path(), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    env.pop("CUBED_BACKEND_ARRAY_API_MODULE", None)
-    env.update(extra_env or {})
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+def _run_python(code: str, tmp_path, timeout: float):
+    """`code` in a fresh process in which Cubed has no backend chosen yet."""
+    return run_python("-c", textwrap.dedent(code), timeout=timeout, cwd=tmp_path,
+                      CUBED_BACKEND_ARRAY_API_MODULE=None)
 
 
 def read_expected_failures(path=EXPECTED_FAILURES) -> dict:
@@ -133,11 +122,8 @@ def test_cubed_suite_on_arrayx(tmp_path):
     args = ["-q", "-p", "no:cacheprovider", "--assert=plain", "--tb=line", "-o", "addopts=",
             f"--rootdir={tests_dir}", "--json-report", f"--json-report-file={report_path}",
             *selection, *targets]
-    done = subprocess.run(
-        [sys.executable, "-c", SUITE_SCRIPT, str(DEVICE), *args], cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [
-            _src_path(), os.environ.get("PYTHONPATH")]))},
-        capture_output=True, text=True, timeout=3600 if full else 900)
+    done = run_python("-c", SUITE_SCRIPT, DEVICE, *args, timeout=3600 if full else 900,
+                      cwd=tmp_path)
     tail = (done.stdout[-3000:] + done.stderr[-3000:])
     assert report_path.exists(), f"no report (exit status {done.returncode}):\n{tail}"
     outcomes = _outcomes(json.loads(report_path.read_text()))

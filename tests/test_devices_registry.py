@@ -4,8 +4,6 @@ NumPy with one HostFallbackWarning per primitive, or raise HostFallbackError).""
 
 import os
 import pickle
-import subprocess
-import sys
 import warnings
 
 import numpy as np
@@ -14,10 +12,9 @@ import pytest
 import arrayx as xp
 import arrayx._devices as devices
 import arrayx._registry as registry
-from conftest import DEVICE, assert_array_equal, to_numpy
+from conftest import DEVICE, assert_array_equal, run_python, to_numpy
 
 CPU = xp.Device("cpu")
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 # --- Device parsing ------------------------------------------------------------------------
@@ -100,17 +97,12 @@ def test_arrayx_device_env_override(monkeypatch):
     assert devices.default_device() is (xp.Device("cuda:0") if devices.cuda_device_count() > 0 else CPU)
 
 
-def _run(code, **env):
-    full_env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""), **env)
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full_env, timeout=120)
-
-
 def test_arrayx_device_env_in_a_fresh_process():
-    r = _run("import arrayx as xp; print(xp.asarray([1.0]).device, xp.__array_namespace_info__().default_device())",
-             ARRAYX_DEVICE="cpu")
+    r = run_python("-c", "import arrayx as xp; print(xp.asarray([1.0]).device, "
+                         "xp.__array_namespace_info__().default_device())", ARRAYX_DEVICE="cpu")
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["cpu", "cpu"]
-    r = _run("import arrayx as xp; xp.asarray([1.0])", ARRAYX_DEVICE="not-a-device")
+    r = run_python("-c", "import arrayx as xp; xp.asarray([1.0])", ARRAYX_DEVICE="not-a-device")
     assert r.returncode != 0 and "ValueError" in r.stderr and "not-a-device" in r.stderr
 
 
@@ -394,7 +386,7 @@ def test_implicit_host_copy_on_copies_non_cpu_arrays(fake, host_copy):
 def test_implicit_host_copy_env_in_a_fresh_process():
     code = ("import numpy as np, arrayx as xp; print(xp.get_implicit_host_copy()); "
             "print(np.asarray(xp.asarray([1.5], device='cpu')))")
-    r = _run(code, ARRAYX_IMPLICIT_HOST_COPY="1")
+    r = run_python("-c", code, ARRAYX_IMPLICIT_HOST_COPY="1")
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["True", "[1.5]"]
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
-import subprocess
 import sys
 import time
 
@@ -22,9 +21,8 @@ import pytest
 
 import arrayx as xp
 import arrayx.distributed as dist
-from conftest import ALL_DTYPES, assert_array_equal, distributed_ops, make_data
+from conftest import ALL_DTYPES, assert_array_equal, distributed_ops, make_data, run_python
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CPU = xp.Device("cpu")
 _UFUNCS = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}
 
@@ -157,12 +155,11 @@ def worker_environment():
 # ---- the test side ----------------------------------------------------------------------
 
 def _launch(n, worker, *launcher_args, timeout=240, **env):
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("ARRAYX_DISTRIBUTED_")}
-    full_env.update(env, PYTHONPATH=os.pathsep.join([REPO, os.environ.get("PYTHONPATH", "")]))
+    """The launcher's job of n ranks running `worker`, outside any job of this process's own."""
+    unset = {k: None for k in os.environ if k.startswith("ARRAYX_DISTRIBUTED_")}
     start = time.monotonic()
-    r = subprocess.run([sys.executable, "-m", "arrayx.distributed.run", "-n", str(n),
-                        "--device", "cpu", *launcher_args, os.path.abspath(__file__), worker],
-                       capture_output=True, text=True, env=full_env, timeout=timeout, cwd=REPO)
+    r = run_python("-m", "arrayx.distributed.run", "-n", n, "--device", "cpu", *launcher_args,
+                   os.path.abspath(__file__), worker, timeout=timeout, **{**unset, **env})
     r.elapsed = time.monotonic() - start
     return r
 
@@ -216,15 +213,14 @@ def test_launcher_environment_and_exit_status():
 
 
 def test_launcher_refuses_bad_arguments():
-    r = subprocess.run([sys.executable, "-m", "arrayx.distributed.run", "-n", "0", "x.py"],
-                       capture_output=True, text=True, cwd=REPO, timeout=60)
+    r = run_python("-m", "arrayx.distributed.run", "-n", "0", "x.py", timeout=60)
     assert r.returncode == 2 and "-n must be at least 1" in r.stderr
 
 
 @pytest.mark.skipif(xp._devices.cuda_device_count() > 0, reason="this host has a GPU")
 def test_launcher_on_cuda_without_gpus_says_why():
-    r = subprocess.run([sys.executable, "-m", "arrayx.distributed.run", "-n", "2", "--device",
-                        "cuda", "x.py"], capture_output=True, text=True, cwd=REPO, timeout=60)
+    r = run_python("-m", "arrayx.distributed.run", "-n", "2", "--device", "cuda", "x.py",
+                   timeout=60)
     assert r.returncode == 1 and "need 2 GPUs" in r.stderr and "--device cpu" in r.stderr
 
 

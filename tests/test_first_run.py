@@ -3,28 +3,17 @@
 ``python -m arrayx.cuda.precompile --help``."""
 
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import arrayx as xp
 import arrayx._devices as devices
-
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _python(*args, **env):
-    """Python with this checkout first on PYTHONPATH and `env` set (a value of None unsets it)."""
-    full_env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""), **env)
-    full_env = {k: v for k, v in full_env.items() if v is not None}
-    return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=full_env,
-                          timeout=120, cwd=REPO)
+from conftest import REPO, run_python
 
 
 def test_python_m_arrayx_reports_versions_and_devices():
-    r = _python("-m", "arrayx", ARRAYX_DEVICE=None)
+    r = run_python("-m", "arrayx", ARRAYX_DEVICE=None)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0] == f"arrayx {xp.__version__} (array API 2025.12)"
@@ -47,7 +36,7 @@ def test_python_m_arrayx_reports_versions_and_devices():
 
 
 def test_python_m_arrayx_with_a_bad_arrayx_device():
-    r = _python("-m", "arrayx", ARRAYX_DEVICE="tpu")
+    r = run_python("-m", "arrayx", ARRAYX_DEVICE="tpu")
     assert r.returncode == 0, r.stderr
     assert any(line.startswith("default device: none") and "ARRAYX_DEVICE" in line
                for line in r.stdout.splitlines())
@@ -57,7 +46,7 @@ def test_import_arrayx_imports_no_gpu_package():
     code = ("import sys, arrayx as xp; xp.asarray([1.0]); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numba', 'numba_cuda', "
             "'nvmath') or m.startswith('cuda.compute')))")
-    r = _python("-c", code, ARRAYX_DEVICE="cpu")
+    r = run_python("-c", code, ARRAYX_DEVICE="cpu")
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]"
 
@@ -66,7 +55,7 @@ def test_import_arrayx_imports_no_gpu_package():
 def test_cpu_default_device_logs_why():
     code = ("import logging; logging.basicConfig(level=logging.DEBUG); import arrayx._devices as d; "
             "print(d.default_device())")
-    r = _python("-c", code, ARRAYX_DEVICE=None)
+    r = run_python("-c", code, ARRAYX_DEVICE=None)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "cpu"
     assert "DEBUG:arrayx:default device: cpu, because " in r.stderr
@@ -94,7 +83,7 @@ def test_license_is_bsd_3_clause():
 
 
 def test_precompile_help_describes_every_option(monkeypatch):
-    r = _python("-m", "arrayx.cuda.precompile", "--help")
+    r = run_python("-m", "arrayx.cuda.precompile", "--help")
     assert r.returncode == 0, r.stderr
     import argparse
 

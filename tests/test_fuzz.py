@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 import os
 import subprocess
-import sys
 import textwrap
 import warnings
 
@@ -27,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import arrayx as xp
-from conftest import ALL_DTYPES, DEVICE, make_data, to_numpy
+from conftest import ALL_DTYPES, DEVICE, make_data, run_python, to_numpy
 
 EXAMPLES = int(os.environ.get("ARRAYX_FUZZ_EXAMPLES", "2000"))
 FUZZ = settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
@@ -351,10 +350,9 @@ def _crash_prone_cases():
 def test_fuzz_crash_prone_in_subprocess():
     cases = _crash_prone_cases()
     stdin = "".join(f"{i}\t{shape}\t{dtype}\t{src}\n" for i, (_, shape, dtype, src) in enumerate(cases))
-    env = dict(os.environ, ARRAYX_DEVICE=str(DEVICE))
     try:
-        proc = subprocess.run([sys.executable, "-c", _RUNNER], input=stdin, capture_output=True,
-                              text=True, timeout=120 + 0.5 * len(cases), env=env)
+        proc = run_python("-c", _RUNNER, input=stdin, timeout=120 + 0.5 * len(cases),
+                          ARRAYX_DEVICE=str(DEVICE))
         out, err, rc = proc.stdout, proc.stderr, proc.returncode
     except subprocess.TimeoutExpired as e:
         out, err, rc = (e.stdout or b"").decode(), (e.stderr or b"").decode(), "a timeout (hang)"

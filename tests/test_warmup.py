@@ -6,26 +6,21 @@ fails until ``python -m arrayx.cuda.precompile --ship`` rebuilds them)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
-import subprocess
-import sys
 import zipfile
 
 import pytest
 
 import arrayx._devices as devices
+from conftest import run_python
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REBUILD = "python -m arrayx.cuda.precompile --ship --cc 9.0,8.0"
 
 
-def _python(*args, **env):
-    full_env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""),
-                    **env)
-    return subprocess.run([sys.executable, *args], capture_output=True, text=True,
-                          env=full_env, timeout=600, cwd=REPO)
+_python = functools.partial(run_python, timeout=600)  # a warm-up compiles kernels
 
 
 def _counts(stdout: str) -> dict:

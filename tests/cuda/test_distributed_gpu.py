@@ -12,8 +12,6 @@ saying so, rather than skip.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import textwrap
 import time
 
@@ -22,17 +20,15 @@ import pytest
 
 import arrayx as xp
 import arrayx.distributed as dist
-from conftest import ALL_DTYPES, assert_array_equal, distributed_ops, make_data
+from conftest import ALL_DTYPES, assert_array_equal, distributed_ops, make_data, run_python
 
 pytestmark = pytest.mark.gpu
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-
-def _python_env():
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ARRAYX_DISTRIBUTED_")}
-    env["PYTHONPATH"] = os.pathsep.join([REPO, os.environ.get("PYTHONPATH", "")])
-    return env
+def _python(*args, timeout):
+    """Python outside any job of this process's own (the gpu fixture's one-rank job)."""
+    unset = {k: None for k in os.environ if k.startswith("ARRAYX_DISTRIBUTED_")}
+    return run_python(*args, timeout=timeout, **unset)
 
 
 @pytest.fixture(scope="module")
@@ -125,8 +121,7 @@ def test_all_reduce_of_one_gib_float32(gpu):
 
 
 def _run_python(code, timeout=60):
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, env=_python_env(), timeout=timeout, cwd=REPO)
+    return _python("-c", textwrap.dedent(code), timeout=timeout)
 
 
 @pytest.mark.xfail(reason="on the H200 (2026-12-02) the child had not finished after 60 s: whether "
@@ -196,9 +191,8 @@ def test_a_communicator_whose_peer_never_comes_raises():
 
 
 def test_the_launcher_runs_the_example_on_cuda():
-    r = subprocess.run([sys.executable, "-m", "arrayx.distributed.run", "-n", "1",
-                        "examples/distributed_sum.py", "--elements", str(1 << 26)],
-                       capture_output=True, text=True, env=_python_env(), timeout=300, cwd=REPO)
+    r = _python("-m", "arrayx.distributed.run", "-n", "1", "examples/distributed_sum.py",
+                "--elements", 1 << 26, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr[-4000:]
     assert "on cuda:0" in r.stdout and r.stdout.strip().endswith("ok"), r.stdout
     print("\n" + r.stdout)

@@ -4,19 +4,14 @@ They test the backend through its primitives (arrayx/_backend.py), on random dat
 alone), plus the namespace where that adds something (`x + y`, `to_device`).
 """
 
-import os
-import subprocess
-import sys
-import textwrap
-
 import numpy as np
 import pytest
 
 import arrayx._devices as _devices
+from conftest import run_python
 
 pytestmark = pytest.mark.skipif(_devices.cuda_device_count() == 0, reason="no CUDA GPU")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float32", "float64", "complex64", "complex128"]
 
@@ -486,7 +481,8 @@ print(json.dumps({"no_copy": bool(same), "import_ok": ok_in, "export_ok": ok_out
 def test_dlpack_jax_subprocess():
     import json
     pytest.importorskip("jax")
-    r = _run(JAX, {"XLA_PYTHON_CLIENT_PREALLOCATE": "false", "JAX_ENABLE_X64": "1"})
+    r = run_python("-c", JAX, timeout=300, XLA_PYTHON_CLIENT_PREALLOCATE="false",
+                   JAX_ENABLE_X64="1")
     assert r.returncode == 0, r.stderr[-3000:]
     res = json.loads(r.stdout.strip().splitlines()[-1])
     if "skip" in res:
@@ -506,14 +502,6 @@ def test_namespace_roundtrip():
 
 # ---- processes: kernel faults, kernel cache ------------------------------------------------
 
-def _run(code, env=None):
-    e = dict(os.environ)
-    e["PYTHONPATH"] = ROOT + os.pathsep + e.get("PYTHONPATH", "")
-    e.update(env or {})
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, env=e, timeout=300)
-
-
 FAULT = """
 import numpy as np
 from arrayx.cuda.engine import compiler, runtime
@@ -531,7 +519,7 @@ except runtime.CudaKernelError as e:
 
 
 def test_kernel_fault_is_an_exception_not_an_abort():
-    r = _run(FAULT)
+    r = run_python("-c", FAULT, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "RAISED CudaKernelError" in r.stdout and "bad_store" in r.stdout, r.stdout + r.stderr
 
@@ -566,10 +554,10 @@ def test_second_process_compiles_nothing(tmp_path):
     import json
     # the kernels shipped in the package off: the first process must compile into the cache
     env = {"ARRAYX_KERNEL_CACHE": str(tmp_path), "ARRAYX_SHIPPED_KERNELS": "off"}
-    r1 = _run(SECOND, env)
+    r1 = run_python("-c", SECOND, timeout=300, **env)
     assert r1.returncode == 0, r1.stderr
     first = json.loads(r1.stdout.strip().splitlines()[-1])
-    r2 = _run(SECOND, env)
+    r2 = run_python("-c", SECOND, timeout=300, **env)
     assert r2.returncode == 0, r2.stderr
     second = json.loads(r2.stdout.strip().splitlines()[-1])
     assert first["compiled"] > 0

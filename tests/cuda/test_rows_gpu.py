@@ -15,7 +15,6 @@ replaces numba.cuda for the whole process).
 """
 
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -46,8 +45,9 @@ def close(got, expected, dtype, scale=1.0):
 
 def test_kernels_on_the_simulator():
     pytest.importorskip("numba.cuda")
-    run = subprocess.run([sys.executable, os.path.abspath(__file__), "simulate"],
-                         capture_output=True, text=True, timeout=1800)
+    # imported here: as the simulator script, this module has no tests/ on its path
+    from conftest import run_python
+    run = run_python(os.path.abspath(__file__), "simulate", timeout=1800)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "BAD 0" in run.stdout, run.stdout
 

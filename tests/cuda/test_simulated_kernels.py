@@ -16,10 +16,10 @@ own because the simulator replaces numba.cuda for the whole process:
 
 import ast
 import os
-import subprocess
-import sys
 
 import pytest
+
+from conftest import run_python
 
 pytest.importorskip("numba.cuda")
 
@@ -45,7 +45,6 @@ CASES = [("reduce_sim.py", case) for case in _listed_cases("reduce_sim.py")] + \
 
 @pytest.mark.parametrize("script, case", CASES)
 def test_kernels_on_the_simulator(script, case):
-    run = subprocess.run([sys.executable, os.path.join(HERE, script), case],
-                         capture_output=True, text=True, timeout=900)
+    run = run_python(os.path.join(HERE, script), case, timeout=900)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "BAD 0" in run.stdout, run.stdout
