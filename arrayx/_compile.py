@@ -3,12 +3,15 @@ launches replayed.
 
 How it works, on every device:
 
-1. **Trace by execution.** The first call with a new signature (the arrays' shapes, dtypes and
-   devices; every other argument by value, Python scalars included) runs the function eagerly
-   while each device's backend is wrapped by a recorder: every primitive the namespace calls
+1. **Trace.** The first call with a new signature (the arrays' shapes, dtypes and devices;
+   every other argument by value, Python scalars included) runs the function while each
+   device's backend is wrapped by a recorder: every primitive the namespace calls
    (``_backend.PRIMITIVES``) is noted with its arguments, native arrays replaced by references.
-   That first call's results are the eager results. Only the tracing thread is recorded; other
-   threads pass straight through.
+   Only the tracing thread is recorded; other threads pass straight through. First lazily: when
+   every call can wait (elementwise functions, reductions, moments, ``full``, reshape, permute
+   and broadcast views), none runs, each result is a placeholder of the shape and dtype the
+   contract gives it, and the first call's result is the plan's, as every replay's. A function
+   calling anything else is traced again eagerly, each call running as it is recorded.
 2. **Plan.** The tape is cut at mutations (``x[key] = v``, in-place operators): a fused kernel
    must not read a value across a write. Inside each part, chains of ``unary``, ``binary``,
    ``where``, ``astype`` and ``clip`` of one result shape whose intermediate results are used
@@ -107,16 +110,15 @@ def _user_line() -> str:
 # ---- the tape --------------------------------------------------------------------------------
 
 class _Node:
-    __slots__ = ("backend", "name", "args", "kwargs", "outs", "out_tree", "shapes", "device")
+    __slots__ = ("backend", "name", "args", "kwargs", "outs", "out_tree")
 
-    def __init__(self, backend, name, args, kwargs, outs, out_tree, shapes):
+    def __init__(self, backend, name, args, kwargs, outs, out_tree):
         self.backend = backend
         self.name = name
         self.args = args
         self.kwargs = kwargs
-        self.outs = outs          # result refs, in out_tree's order
+        self.outs = outs          # result refs, in out_tree's order (shapes: _Tape.meta)
         self.out_tree = out_tree  # the result's structure: a ref, or a tuple/list of them or None
-        self.shapes = shapes      # the shape of each result ref
 
 
 class _NotLazy(Exception):
@@ -241,20 +243,22 @@ class _Tape:
                 result = _Placeholder(*_lazy_result(name, args, kwargs))
         else:
             result = fn(*args, **kwargs)
-        outs, shapes = [], []
+        outs = []
 
         def register(x):
             if _is_native(x):
-                r = self.new_ref(x)
-                outs.append(r)
-                shapes.append(tuple(x.shape))
-                return r
+                outs.append(self.new_ref(x))
+                return outs[-1]
             if type(x) in (tuple, list):
                 return type(x)(register(v) for v in x)
             return x
         tree = register(result)
-        self.nodes.append(_Node(backend, name, enc_args, enc_kwargs, outs, tree, shapes))
+        self.nodes.append(_Node(backend, name, enc_args, enc_kwargs, outs, tree))
         return result
+
+    def shapes(self, node: _Node) -> tuple:
+        """The shapes of a call's results."""
+        return tuple(self.meta[r.index][0] for r in node.outs)
 
 
 class _Recorder:
@@ -305,6 +309,10 @@ def _unflatten(tree, leaves):
     return build(tree)
 
 
+def _float_key(x: float) -> tuple:
+    return (float, x.hex())  # NaN equal to NaN, -0.0 apart from 0.0
+
+
 def _leaf_key(x, position: int, seen: dict):
     """A leaf's part of the signature."""
     if isinstance(x, Array):
@@ -312,7 +320,7 @@ def _leaf_key(x, position: int, seen: dict):
         return ("array", x.shape, x.dtype, x.device, first)
     t = type(x)
     if t is float:
-        return (t, x.hex())  # NaN equal to NaN, -0.0 apart from 0.0
+        return _float_key(x)
     if t is complex:
         return (t, x.real.hex(), x.imag.hex())
     try:
@@ -337,7 +345,7 @@ def _flat_key(args):
             datas.add(id(d))
             key.append((d.shape, d.dtype, x._device))
         elif t is float:
-            key.append((t, x.hex()))
+            key.append(_float_key(x))
         elif t is int or t is bool:
             key.append((t, x))
         else:
@@ -367,14 +375,20 @@ def _resolve(value, env):
     return value
 
 
-def _has_ref(value) -> bool:
+def _refs_in(value):
+    """The refs in an argument (containers walked)."""
     if type(value) is _Ref:
-        return True
-    if type(value) in (tuple, list):
-        return any(_has_ref(v) for v in value)
-    if type(value) is dict:
-        return any(_has_ref(v) for v in value.values())
-    return False
+        yield value
+    elif type(value) in (tuple, list):
+        for v in value:
+            yield from _refs_in(v)
+    elif type(value) is dict:
+        for v in value.values():
+            yield from _refs_in(v)
+
+
+def _has_ref(value) -> bool:
+    return next(_refs_in(value), None) is not None
 
 
 def _bind(tree, result, env):
@@ -394,14 +408,6 @@ def _filler(values):
     if not slots:
         return lambda env: values
     template = list(values)
-    if len(slots) == 1:
-        (i, r), = slots
-
-        def fill_one(env):
-            a = template.copy()
-            a[i] = env[r]
-            return a
-        return fill_one
 
     def fill(env):
         a = template.copy()
@@ -411,12 +417,13 @@ def _filler(values):
     return fill
 
 
-def _call_step(node: _Node, guard: int | None):
-    """A replay step running `node`'s primitive on the current values."""
+def _call_step(node: _Node, guard: int | None, shapes: tuple):
+    """A replay step running `node`'s primitive on the current values; a guard's results must
+    have the traced `shapes`."""
     fn = getattr(node.backend, node.name)
     args, kwargs, tree = _filler(node.args), node.kwargs, node.out_tree
     resolve_kwargs = _has_ref(kwargs)
-    outs, shapes = node.outs, tuple(node.shapes)
+    outs = node.outs
     if type(tree) is _Ref and guard is None and not kwargs:
         out = tree.index
 
@@ -444,16 +451,19 @@ def _program_step(backend, program, operands, shape, out: _Ref):
     return step
 
 
-def _array_args(node: _Node):
-    """The refs an elementwise node reads, in primitive order (clip's None bounds kept)."""
+def _step_form(node: _Node) -> tuple:
+    """(kind, name, the values it reads, dtype) of an elementwise call as a PROGRAM_FORMAT step
+    (clip's None bounds kept)."""
     a = node.args
     if node.name == "unary":
-        return [a[1]]
-    if node.name in ("binary", "where"):
-        return list(a[1:3]) if node.name == "binary" else list(a[0:3])
+        return "unary", a[0], [a[1]], None
+    if node.name == "binary":
+        return "binary", a[0], [a[1], a[2]], a[3]
+    if node.name == "where":
+        return "where", None, [a[0], a[1], a[2]], a[3]
     if node.name == "astype":
-        return [a[0]]
-    return list(a[0:3])  # clip
+        return "astype", None, [a[0]], a[1]
+    return "clip", None, [a[0], a[1], a[2]], None
 
 
 def _data_dependent(node: _Node, tape: _Tape) -> bool:
@@ -485,16 +495,17 @@ def _fusable(node: _Node) -> bool:
     return True
 
 
-def _program(nodes: list, members: list):
+def _program(tape: _Tape, members: list):
     """(program, operands, shape) of the fused `members` (node indices, tape order)."""
     produced = {}  # ref index -> program ref
     loaded = {}  # ref index -> the operand of an array from outside the chain
     operands: list = []
     steps: list = []
     for i in members:
-        n = nodes[i]
+        n = tape.nodes[i]
+        kind, name, reads, dtype = _step_form(n)
         refs = []
-        for a in _array_args(n):
+        for a in reads:
             if a is None:
                 refs.append(None)
             elif type(a) is _Ref and a.index in produced:
@@ -506,18 +517,8 @@ def _program(nodes: list, members: list):
                 if type(a) is _Ref:
                     loaded[a.index] = refs[-1]
                 operands.append(a)
-        if n.name == "unary":
-            step = ("unary", n.args[0], refs, None)
-        elif n.name == "binary":
-            step = ("binary", n.args[0], refs, n.args[3])
-        elif n.name == "where":
-            step = ("where", None, refs, n.args[3])
-        elif n.name == "astype":
-            step = ("astype", None, refs, n.args[1])
-        else:
-            step = ("clip", None, refs, None)
         produced[n.outs[0].index] = ("step", len(steps))
-        steps.append(step)
+        steps.append((kind, name, refs, dtype))
     k = len(operands)
 
     def number(r):
@@ -526,7 +527,7 @@ def _program(nodes: list, members: list):
         return r[1] if r[0] == "operand" else k + r[1]
     program = tuple((kind, name, tuple(number(r) for r in refs), dt)
                     for kind, name, refs, dt in steps)
-    return program, operands, nodes[members[-1]].shapes[0]
+    return program, operands, tape.meta[tape.nodes[members[-1]].outs[0].index][0]
 
 
 # ---- row functions written out -----------------------------------------------------------------
@@ -561,7 +562,7 @@ class _Term:
 
 
 def _terms(tape: _Tape):
-    """term(ref index) -> _Term of that value."""
+    """term(ref index) -> _Term of that value (the tape holds no write: _rewrite_rows)."""
     producer = {}
     for n in tape.nodes:
         if len(n.outs) == 1 and type(n.out_tree) is _Ref:
@@ -579,7 +580,7 @@ def _terms(tape: _Tape):
         t = memo.get(index)
         if t is None:
             n = producer.get(index)
-            if n is None or _mutates(n):
+            if n is None:
                 t = _Term(index, ("leaf", index), False)
             else:
                 args = tuple(arg(a) for a in n.args)
@@ -646,14 +647,11 @@ def _row_patterns():
     return patterns
 
 
-_ROW_PATTERNS = None
+_ROW_PATTERNS = _row_patterns()
 
 
 def _match_row(term, tape: _Tape):
     """(name, x, weight, bias, eps) of the row function `term` computes, or None."""
-    global _ROW_PATTERNS
-    if _ROW_PATTERNS is None:
-        _ROW_PATTERNS = _row_patterns()
     key = term.key
     if key[0] != "binary" or not term.reduces:
         return None
@@ -691,23 +689,22 @@ def _rewrite_rows(tape: _Tape) -> set:
     term = _terms(tape)
     nodes = []
     for n in tape.nodes:
-        match = None
-        if n.name == "binary" and len(n.outs) == 1 and not _mutates(n):
-            match = _match_row(term(n.outs[0].index), tape)
+        match = _match_row(term(n.outs[0].index), tape) if n.name == "binary" else None
         if match is None:
             nodes.append(n)
             continue
         name, x, w, b, eps = match
         args = (name, _Ref(x.ref), w and _Ref(w.ref), b and _Ref(b.ref), eps)
         out = n.outs[0]
-        shape = tape.meta[out.index][0]
-        if name == "logsumexp":  # the row function drops the reduced axis
-            tmp = tape.extra_ref(shape[:-1], tape.meta[out.index][1])
-            nodes.append(_Node(n.backend, "row_function", args, {}, [tmp], tmp, [shape[:-1]]))
-            nodes.append(_Node(n.backend, "reshape", (tmp, shape, None), {}, [out], out, [shape]))
+        shape, dtype = tape.meta[out.index]
+        if name == "logsumexp":  # the row function drops the reduced axis: reshaped back
+            rows = tape.extra_ref(shape[:-1], dtype)
+            call = _Node(n.backend, "row_function", args, {}, [rows], rows)
+            nodes += [call, _Node(n.backend, "reshape", (rows, shape, None), {}, [out], out)]
         else:
-            nodes.append(_Node(n.backend, "row_function", args, {}, [out], out, [shape]))
-        found.add(id(nodes[-2 if name == "logsumexp" else -1]))
+            call = _Node(n.backend, "row_function", args, {}, [out], out)
+            nodes.append(call)
+        found.add(id(call))
     tape.nodes = nodes
     return found
 
@@ -719,25 +716,18 @@ def _eliminate_dead(tape: _Tape, live: set) -> None:
         if not _mutates(n) and not any(r.index in live for r in n.outs):
             continue
         kept.append(n)
-        stack = [n.args, n.kwargs]
-        while stack:
-            x = stack.pop()
-            if type(x) is _Ref:
-                live.add(x.index)
-            elif type(x) in (tuple, list):
-                stack.extend(x)
-            elif type(x) is dict:
-                stack.extend(x.values())
+        live.update(r.index for r in _refs_in((n.args, n.kwargs)))
     tape.nodes = kept[::-1]
 
 
 MAX_FUSED_STEPS = 64  # steps of one fused kernel: beyond, compile time grows faster than it saves
 
 
-def _plan(tape: _Tape, output_refs: set):
-    """Replay steps for the tape: fused chains and the remaining calls, the data-dependent
-    ones numbered as guards."""
+def _plan(tape: _Tape, output_refs: set, guards: list):
+    """Replay steps for the tape: fused chains and the remaining calls, the data-dependent ones
+    (`guards`: their node indices) numbered as guards."""
     nodes = tape.nodes
+    shape = [tape.meta[n.outs[0].index][0] if n.outs else None for n in nodes]
     users = collections.defaultdict(list)  # ref index -> consuming node indices
     region, part = [], 0
     for i, n in enumerate(nodes):
@@ -747,16 +737,8 @@ def _plan(tape: _Tape, output_refs: set):
         region.append(part)
         if mutates:
             part += 1
-        for v in (n.args, n.kwargs):
-            stack = [v]
-            while stack:
-                x = stack.pop()
-                if type(x) is _Ref:
-                    users[x.index].append(i)
-                elif type(x) in (tuple, list):
-                    stack.extend(x)
-                elif type(x) is dict:
-                    stack.extend(x.values())
+        for r in _refs_in((n.args, n.kwargs)):
+            users[r.index].append(i)
     fusable = [_fusable(n) for n in nodes]
     group = list(range(len(nodes)))  # a node's group: the index of the node that computes it
     size = collections.Counter()
@@ -767,8 +749,8 @@ def _plan(tape: _Tape, output_refs: set):
         us = users[out]
         roots = {group[u] for u in us}
         if out in output_refs or not us or len(roots) != 1 or \
-                any(not fusable[u] or region[u] != region[i] or
-                    nodes[u].shapes[0] != nodes[i].shapes[0] for u in us):
+                any(not fusable[u] or region[u] != region[i] or shape[u] != shape[i]
+                    for u in us):
             size[i] += 1
             continue
         root = roots.pop()
@@ -780,34 +762,31 @@ def _plan(tape: _Tape, output_refs: set):
     members = collections.defaultdict(list)
     for i in range(len(nodes)):
         members[group[i]].append(i)
-    steps, guards = [], 0
+    number = {i: g for g, i in enumerate(guards)}
+    steps = []
     for i, n in enumerate(nodes):
         if group[i] != i:
             continue  # computed by its chain's last node
         if len(members[i]) > 1:
-            program, operands, shape = _program(nodes, members[i])
-            steps.append(_program_step(n.backend, program, operands, shape, n.outs[0]))
+            program, operands, out_shape = _program(tape, members[i])
+            steps.append(_program_step(n.backend, program, operands, out_shape, n.outs[0]))
         else:
-            guard = None
-            if _data_dependent(n, tape):
-                guard = guards
-                guards += 1
-            steps.append(_call_step(n, guard))
+            steps.append(_call_step(n, number.get(i), tape.shapes(n)))
     return steps
 
 
 class _Plan:
     """One variant of a signature: its replay steps, where its inputs go, what it returns."""
 
-    def __init__(self, tape: _Tape, inputs: list, out_tree, out_leaves, guards: list):
+    def __init__(self, size, steps, inputs, out_tree, out_leaves, guards, fused, rows):
+        self.size = size              # the refs a replay holds
+        self.steps = steps
         self.inputs = inputs          # (leaf position, ref index) of each array argument
         self.out_tree = out_tree
         self.out_leaves = out_leaves  # ("array", ref index, device) or ("value", v)
-        self.size = tape.count
-        self.steps = None
         self.guards = guards          # the traced shapes at each guard (for choosing variants)
-        self.fused = 0                # primitive calls of the trace that the plan does not make
-        self.rows = 0                 # row functions recognised
+        self.fused = fused            # primitive calls of the trace that the plan does not make
+        self.rows = rows              # row functions recognised
 
     def run(self, leaves):
         env = [None] * self.size
@@ -827,8 +806,7 @@ def _trace(fn, args, kwargs, leaves, lazy: bool):
     from . import _devices
     tape = _Tape(threading.get_ident(), lazy)
     with _trace_lock:
-        devices = [d for d in _devices.known_devices()]
-        saved = [(d, d.backend) for d in devices]
+        saved = [(d, d.backend) for d in _devices.known_devices()]
         try:
             for d, b in saved:
                 d._backend = _Recorder(b, tape)
@@ -867,16 +845,13 @@ def _trace(fn, args, kwargs, leaves, lazy: bool):
     rows = _rewrite_rows(tape)
     _eliminate_dead(tape, set(output_refs))
     rows = sum(id(n) in rows for n in tape.nodes)
-    guard_shapes = [tuple(n.shapes) for n in tape.nodes if _data_dependent(n, tape)]
+    guards = [i for i, n in enumerate(tape.nodes) if _data_dependent(n, tape)]
     # a variant is chosen by restarting replay, which must not repeat a write
-    last_guard = max((i for i, n in enumerate(tape.nodes) if _data_dependent(n, tape)),
-                     default=-1)
-    restartable = last_guard < 0 or not any(_mutates(n) for n in tape.nodes[:last_guard])
-    plan = _Plan(tape, inputs, out_tree, out_leaves, guard_shapes)
-    plan.steps = _plan(tape, output_refs)
-    plan.fused = traced - len(plan.steps)
-    plan.rows = rows
-    return result, plan if restartable else None
+    if guards and any(_mutates(n) for n in tape.nodes[:guards[-1]]):
+        return result, None
+    steps = _plan(tape, output_refs, guards)
+    return result, _Plan(tape.count, steps, inputs, out_tree, out_leaves,
+                         [tape.shapes(tape.nodes[i]) for i in guards], traced - len(steps), rows)
 
 
 class CompiledFunction:

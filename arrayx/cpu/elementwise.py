@@ -172,5 +172,4 @@ def elementwise_program(program, operands, shape):
             values.append(clip(*args))
         else:
             raise ValueError(f"unknown program step {kind!r}")
-    return np.broadcast_to(values[-1], shape).copy() if values[-1].shape != tuple(shape) \
-        else values[-1]
+    return values[-1]  # every step's result is new and of `shape` (PROGRAM_FORMAT)

@@ -52,7 +52,8 @@ def _literal(value, dt: np.dtype) -> str:
         return f"{dt.name}(complex({float(v.real)!r}, {float(v.imag)!r}))"
     if dt.kind == "f":
         v = float(value)
-        return f"{dt.name}({'NAN' if v != v else 'INF' if v == math.inf else '-INF' if v == -math.inf else repr(v)})"
+        text = "NAN" if v != v else "INF" if v == math.inf else "-INF" if v == -math.inf else repr(v)
+        return f"{dt.name}({text})"
     return f"{dt.name}({int(value)})"
 
 
@@ -66,12 +67,6 @@ class _Builder:
         self.helpers: list = []
         self.ipow: dict = {}  # dtype -> the name of its integer power helper
 
-    def dtype_of(self, ref):
-        return self.dtypes[ref]
-
-    def _name(self):
-        return f"t{len(self.lines)}"
-
     def emit(self, op: Op, args) -> int:
         """A statement computing `op` over the values `args`; returns the new value's ref."""
         expr = op.expr
@@ -84,7 +79,7 @@ class _Builder:
             if h not in self.helpers:
                 self.helpers.append(h)
         expr = _X.sub(lambda m: args[int(m.group(1))], expr)
-        name = self._name()
+        name = f"t{len(self.lines)}"
         self.lines.append(f"    {name} = {_value(expr, op.out)}")
         self.values.append(name)
         self.dtypes.append(op.out)
@@ -108,7 +103,7 @@ def _step(b: _Builder, step, value) -> int:
     kind, name, refs, dtype = step
     args = [None if r is None else value[r] for r in refs]
     if kind == "unary":
-        src = b.dtype_of(args[0])
+        src = b.dtypes[args[0]]
         plan = unary_plan(name, src)
         if plan[0] == "copy":
             return args[0]
@@ -123,11 +118,11 @@ def _step(b: _Builder, step, value) -> int:
         return b.emit(where_op(dt), [b.operand(args[0], BOOL), b.operand(args[1], dt),
                                      b.operand(args[2], dt)])
     if kind == "astype":
-        src, dt = b.dtype_of(args[0]), np.dtype(dtype)
+        src, dt = b.dtypes[args[0]], np.dtype(dtype)
         return args[0] if src == dt else b.emit(cast_op(src, dt), [b.operand(args[0], src)])
     if kind == "clip":
         a, lo, hi = args
-        dt = b.dtype_of(a)
+        dt = b.dtypes[a]
         if lo is None and hi is None:
             return a
         if lo is None or hi is None:
