@@ -75,7 +75,7 @@ def launch_paths(H: Harness):
     res = {}
     for api in ("bindings", "ctypes"):
         launcher.set_launch_api(api)
-        us = H.host_time(lambda: kern.launch_raw(1, 256, stream.handle, args), xc.synchronize,
+        us = H.host_time(lambda: kern.launch_raw(stream.encoder.arguments, 1, 256, stream.handle, args), xc.synchronize,
                          n=20000)
         res[api] = us
         H.record("bare launch (pre-packed)", f"arrayx/{api}", us, "us/launch")

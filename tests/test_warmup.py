@@ -234,7 +234,8 @@ print(json.dumps(precompile.warm_libraries("cuda:0")))
 def test_warmup_on_a_gpu_builds_the_cub_algorithms_once(tmp_path):
     """The first process builds sort's, argsort's, unique's and isin's CUB algorithms into the
     cache folder; a second one loads them all from there."""
-    first = _python("-c", WARM_LIBRARIES, ARRAYX_KERNEL_CACHE=str(tmp_path))
+    env = {"ARRAYX_KERNEL_CACHE": str(tmp_path), "ARRAYX_SHIPPED_KERNELS": "off"}
+    first = _python("-c", WARM_LIBRARIES, **env)
     assert first.returncode == 0, first.stderr
     built = json.loads(first.stdout.strip().splitlines()[-1])
     assert built["failed"] == [] and built["built"] > 0, built
@@ -244,6 +245,51 @@ def test_warmup_on_a_gpu_builds_the_cub_algorithms_once(tmp_path):
     loaded = json.loads(second.stdout.strip().splitlines()[-1])
     assert loaded["failed"] == [] and loaded["built"] == 0, loaded
     assert loaded["algorithms"] == built["algorithms"]
+
+
+REBUILD_LIBRARIES = "python -m arrayx.cuda.precompile --ship-libraries (on a GPU of that kind)"
+
+
+def test_the_shipped_cub_builds_are_for_the_installed_cuda_cccl():
+    """The archive of CUB builds for sm_90 holds the first float32 sort's under the name this
+    cuda-cccl reads (its version is part of the name: a new pin stales the archive)."""
+    pytest.importorskip("cuda.compute")
+    from arrayx.cuda.libraries import cub
+    path = cub.shipped_archive_path((9, 0))
+    assert os.path.exists(path), f"{path} is missing: run {REBUILD_LIBRARIES}"
+    with zipfile.ZipFile(path) as archive:
+        members = set(archive.namelist())
+    first_sort = ("radix_sort", "<f4", None, False)
+    assert cub.blob_name((9, 0), first_sort) in members, \
+        f"the shipped CUB builds are not this cuda-cccl's: run {REBUILD_LIBRARIES}"
+    assert all(name.startswith("cccl-") and name.endswith(".bin") for name in members)
+
+
+SHIPPED_SORT = """
+import json, numpy as np, arrayx as xp
+from arrayx.cuda.libraries import cub
+x = np.random.default_rng(1).standard_normal(5000).astype(np.float32)
+got = xp.sort(xp.asarray(x, device="cuda:0")).to_device("cpu")
+print(json.dumps({"equal": bool(np.array_equal(np.asarray(got), np.sort(x))),
+                  "seconds": cub.BUILD_SECONDS}))
+"""
+
+
+@pytest.mark.gpu
+def test_a_first_sort_with_an_empty_cache_loads_the_shipped_cub_build(tmp_path):
+    """A new user's first sort on an H100/H200: the CUB build comes from the package (nothing
+    built into the cache folder, well under the seconds of an NVRTC build)."""
+    from arrayx.cuda.libraries import cub
+    from arrayx.cuda.engine import runtime
+    cc = tuple(runtime.get_device(0).compute_capability)
+    if not os.path.exists(cub.shipped_archive_path(cc)):
+        pytest.skip(f"no CUB builds are shipped for sm_{cc[0]}{cc[1]}")
+    run = _python("-c", SHIPPED_SORT, ARRAYX_KERNEL_CACHE=str(tmp_path))
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout.strip().splitlines()[-1])
+    assert got["equal"], got
+    assert not list(tmp_path.glob("cccl-*.bin")), "the sort built its CUB algorithm"
+    assert all(seconds < 2 for seconds in got["seconds"].values()), got
 
 
 def test_the_progress_line_without_tqdm_writes_each_tenth(capsys):

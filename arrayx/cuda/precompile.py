@@ -3,6 +3,7 @@
     python -m arrayx warmup [--device cuda:N | --cc X.Y] [--jobs N] [--only NAME,...]
     python -m arrayx.cuda.precompile ...          (the same command)
     python -m arrayx.cuda.precompile --ship --cc 9.0,8.0
+    python -m arrayx.cuda.precompile --ship-libraries [--device cuda:N]   (on a GPU)
 
 Compiles the kernels each family lists in its ``precompile_specs()``: every elementwise kernel
 the backend can launch for arrays under 2**31 elements (each function for every dtype it allows,
@@ -21,6 +22,10 @@ the same folder afterwards (``warm_libraries``).
 ``--ship`` writes ``arrayx/cuda/prebuilt/sm_<cc>.zip`` instead: cubins of ``shipped_specs()``,
 the kernels the commonest first calls launch (``compiler.read_shipped`` finds them at run time).
 A change to any of their sources stales the archives (tests/test_warmup.py says so): rerun it.
+``--ship-libraries`` writes ``arrayx/cuda/prebuilt/cccl-sm_<cc>.zip`` for the device's compute
+capability: the CUB builds of ``warm_libraries`` (``libraries.cub`` loads them when the disk cache
+has none). CUB builds only for the GPU it runs on, so each archive is made on a GPU of its kind;
+the builds hold the installed cuda-cccl's version in their names: rerun it when the pin moves.
 """
 
 from __future__ import annotations
@@ -227,6 +232,30 @@ def warm_libraries(device: str) -> dict:
             "failed": failed, "seconds": time.perf_counter() - start}
 
 
+def build_shipped_libraries(device: str) -> tuple:
+    """Write ``cccl-sm_<cc>.zip`` into ``compiler.SHIPPED_DIR``: the CUB algorithms
+    warm_libraries() builds or loads on `device` ('cuda:N'), serialised again (so the archive
+    is the same whether they came from the cache or a build). Returns (path, builds, bytes)."""
+    from .engine import runtime
+    from .libraries import cub
+    result = warm_libraries(device)
+    if result["failed"]:
+        raise RuntimeError(f"CUB builds failed on {device}: {result['failed'][:3]}")
+    dev = runtime.get_device(int(device.split(":")[1]))
+    cc = tuple(dev.compute_capability)
+    compute = cub.compute()
+    blobs = {cub.blob_name(cc, key[1:]): compute.serialize(algo)
+             for key, algo in cub._algorithms.items() if key[0] == dev.index}
+    path = cub.shipped_archive_path(cc)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with zipfile.ZipFile(tmp, "w") as archive:
+        for name in sorted(blobs):
+            archive.writestr(zipfile.ZipInfo(name, _ZIP_TIME), blobs[name], zipfile.ZIP_DEFLATED, 9)
+    os.replace(tmp, path)
+    return path, len(blobs), os.path.getsize(path)
+
+
 def cache_size(folder: str | None) -> tuple:
     """(kernels, bytes) in a kernel cache folder: complete entries (their .json), and every
     file's size (CUB builds included)."""
@@ -367,6 +396,10 @@ def build_parser(prog: str = "python -m arrayx warmup") -> argparse.ArgumentPars
                    help="for packaging arrayx: rewrite arrayx/cuda/prebuilt/sm_<cc>.zip, the "
                         "kernels shipped in the package (the commonest first calls'), instead "
                         "of filling the cache")
+    p.add_argument("--ship-libraries", action="store_true",
+                   help="for packaging arrayx, on a GPU: rewrite arrayx/cuda/prebuilt/"
+                        "cccl-sm_<cc>.zip, the CUB builds (sort, argsort, unique, isin) shipped "
+                        "for this GPU's compute capability")
     return p
 
 
@@ -391,6 +424,13 @@ def main(argv=None, prog: str = "python -m arrayx.cuda.precompile") -> int:
     if a.ship:
         for path, kernels, nbytes in build_shipped(ccs or SHIPPED_CCS, a.jobs, a.quiet):
             print(f"{path}: {kernels} kernels, {nbytes / 2**20:.2f} MiB")
+        return 0
+    if a.ship_libraries:
+        if ccs is not None:
+            parser.error("--ship-libraries builds for the GPU it runs on: give --device, not --cc")
+        device = _device_cc(a.device)[0]
+        path, builds, nbytes = build_shipped_libraries(f"cuda:{device}")
+        print(f"{path}: {builds} CUB builds, {nbytes / 2**20:.2f} MiB")
         return 0
     if compiler.cache_dir() is None:
         parser.error("the kernel disk cache is off (ARRAYX_KERNEL_CACHE=off): nothing to fill")

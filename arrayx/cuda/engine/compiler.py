@@ -316,9 +316,16 @@ def shipped_index(cc: tuple):
     return _shipped[cc]
 
 
+def shipping_on() -> bool:
+    """Whether what the package ships (kernels, CUB builds) is looked up:
+    ``ARRAYX_SHIPPED_KERNELS=off`` turns it off (every kernel compiles, as without the package's
+    archives)."""
+    return os.environ.get("ARRAYX_SHIPPED_KERNELS", "on").lower() not in ("off", "0", "none")
+
+
 def _shipped_entry(spec: KernelSpec, cc: tuple):
     """(archive, key, metadata) of `spec` among the shipped kernels, or None."""
-    if os.environ.get("ARRAYX_SHIPPED_KERNELS", "on").lower() in ("off", "0", "none"):
+    if not shipping_on():
         return None
     shipped = shipped_index(tuple(cc))
     if shipped is None:

@@ -24,7 +24,8 @@ transfer) as ``driver.CudaKernelError`` naming the kernels of the batch that fai
 
 Threads: any number may queue work on one stream. ``lock`` (re-entrant) guards the encoder's
 state: every method here holds it, and so does a launch while it records itself
-(``launcher.Kernel.__call__``). A batch is captured on a private stream of the encoder's own
+(``launcher.Kernel.__call__``) and while it packs its parameters into the encoder's one
+``arguments`` block (``launcher.ArgumentBlock``) and hands them to the driver. A batch is captured on a private stream of the encoder's own
 (``_capture_stream``), never on the stream itself: a capture on a stream that other threads use
 would take in their copies, events and library calls, which invalidates it
 (CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, CUDA_ERROR_CAPTURED_EVENT). The graph is then launched on
@@ -41,6 +42,7 @@ from collections import deque
 
 from . import tuning
 from .driver import check, driver, raise_error
+from .launcher import ArgumentBlock
 
 _encoders: dict = {}  # device index -> WeakSet of encoders
 
@@ -90,6 +92,7 @@ class Encoder:
         self._graphs = {}         # topology -> CUgraphExec (graph mode)
         self._capture_stream = None  # graph mode: the private stream batches are captured on
         self.lock = threading.RLock()
+        self.arguments = ArgumentBlock()  # the parameters of this encoder's launches, under lock
         self.stats = {"batches": 0, "launches": 0, "graphs_instantiated": 0, "graphs_updated": 0}
         _encoders.setdefault(stream.device_index, weakref.WeakSet()).add(self)
 
@@ -226,7 +229,7 @@ class Encoder:
         self.deferred = []
         stream = self.stream.handle
         for kernel, grid, block, args in launches:
-            kernel.launch_raw(grid, block, stream, args)
+            kernel.launch_raw(self.arguments, grid, block, stream, args)
 
     def _submit_graph(self, d):
         launches = self.deferred
@@ -241,7 +244,7 @@ class Encoder:
               "cuStreamBeginCapture", self.device)
         try:
             for kernel, grid, block, args in launches:
-                kernel.launch_raw(grid, block, capture, args)
+                kernel.launch_raw(self.arguments, grid, block, capture, args)
         finally:
             graph = check(d.cuStreamEndCapture(capture), "cuStreamEndCapture", self.device)
         key = tuple([(id(k), g, b) for k, g, b, _ in launches])

@@ -1,11 +1,12 @@
 """Kernel launches through the driver with pre-packed arguments, bypassing numba's dispatcher.
 
-Each loaded kernel owns one argument block: a buffer with one slot per parameter and a ``void**``
-array pointing at the slots, built once. A launch writes the values into the slots with one
-``struct.pack_into`` call and passes the ``void**`` address to ``cuLaunchKernel`` as an int, so
-cuda.bindings does no per-argument conversion, the largest part of a launch's host cost when it
-is given a tuple of values and types. The driver copies the parameters at launch, so the block is
-reused at once.
+A launch packs its values with one ``struct.pack_into`` call (a format per kernel, built once)
+into an ``ArgumentBlock`` and passes the block to ``cuLaunchKernel`` as its ``extra`` array
+(CU_LAUNCH_PARAM_BUFFER_POINTER / _BUFFER_SIZE) by address, so cuda.bindings does no per-argument
+conversion, the largest part of a launch's host cost when it is given a tuple of values and
+types. The driver copies the parameters at launch, so the block serves the next launch at once.
+Each encoder owns one block, and every launch of a stream goes through its encoder's lock: the
+block needs no lock of its own, and one kernel may be launched on several streams at once.
 
 Two launch paths, chosen by ``set_launch_api`` (benchmarks/runtime_bench.py measures both):
 'bindings' (cuda.bindings.driver.cuLaunchKernel) and 'ctypes' (libcuda's cuLaunchKernel through
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import ctypes
 import struct
-import threading
 
 from .driver import driver, raise_error
 
@@ -27,6 +27,11 @@ _CODES = {"int8": "b", "uint8": "B", "bool": "B", "int16": "h", "uint16": "H", "
 
 _api = "bindings"
 _cu_launch = None
+
+# The most parameter bytes a kernel takes (CUDA's classic limit; arrayx's take a few hundred).
+MAX_PARAM_BYTES = 4096
+# cuda.h: CU_LAUNCH_PARAM_END, CU_LAUNCH_PARAM_BUFFER_POINTER, CU_LAUNCH_PARAM_BUFFER_SIZE
+_PARAM_END, _PARAM_BUFFER_POINTER, _PARAM_BUFFER_SIZE = 0, 1, 2
 
 
 def _ctypes_launcher():
@@ -58,8 +63,24 @@ def launch_api() -> str:
     return _api
 
 
+class ArgumentBlock:
+    """The parameters of one launch at a time: 8 bytes holding their size (the size_t that
+    CU_LAUNCH_PARAM_BUFFER_SIZE points at), then the parameters; ``extra`` is the address of the
+    ``extra`` array that hands both to cuLaunchKernel. Its owner launches through it one launch
+    at a time (an encoder, under its lock)."""
+
+    __slots__ = ("buffer", "_extra", "extra")
+
+    def __init__(self):
+        self.buffer = ctypes.create_string_buffer(8 + MAX_PARAM_BYTES)
+        base = ctypes.addressof(self.buffer)
+        self._extra = (ctypes.c_void_p * 5)(_PARAM_BUFFER_POINTER, base + 8, _PARAM_BUFFER_SIZE,
+                                            base, _PARAM_END)
+        self.extra = ctypes.addressof(self._extra)
+
+
 class Kernel:
-    """A loaded kernel with its pre-packed argument block."""
+    """A loaded kernel with the packing format of its parameters."""
 
     def __init__(self, name, function, argtypes, device, module=None):
         self.name = name
@@ -68,41 +89,35 @@ class Kernel:
         self.device = device
         self.module = module
         self.argtypes = tuple(argtypes)
-        fmt = "<"
-        offsets = []
+        # the size, then each parameter aligned to its own size; the size is the end of the last
+        # one (the kernel's own parameter size: the driver refuses a launch given a padded one)
+        fmt = "<Q"
         off = 0
         for t in self.argtypes:
             code = "Q" if t.endswith("*") else _CODES[t]
             size = struct.calcsize(code)
             pad = (-off) % size
             fmt += "x" * pad + code
-            off += pad
-            offsets.append(off)
-            off += size
-        self._struct = struct.Struct(fmt)
-        self._buf = ctypes.create_string_buffer(max(8, off))
-        base = ctypes.addressof(self._buf)
-        n = len(self.argtypes)
-        self._ptrs = (ctypes.c_void_p * max(1, n))(*[base + o for o in offsets])
-        self.params = ctypes.addressof(self._ptrs)
-        self.pack = self._struct.pack_into
+            off += pad + size
+        self.param_bytes = off
+        if self.param_bytes > MAX_PARAM_BYTES:
+            raise ValueError(f"kernel {name} takes {self.param_bytes} bytes of parameters, more "
+                             f"than the {MAX_PARAM_BYTES} a launch passes")
+        self.pack = struct.Struct(fmt).pack_into
         self._launch = driver().cuLaunchKernel
-        # the argument block is this kernel's one: threads launching it take turns
-        self._lock = threading.Lock()
 
     def __repr__(self):
         return f"<arrayx kernel {self.name}>"
 
-    def launch_raw(self, grid, block, stream_handle, args, shared=0):
-        """Pack `args` and call cuLaunchKernel now (no encoder bookkeeping)."""
-        with self._lock:
-            self.pack(self._buf, 0, *args)
-            if _api == "bindings":
-                err = self._launch(self.function, grid, 1, 1, block, 1, 1, shared, stream_handle,
-                                   self.params, 0)[0]
-            else:
-                err = _cu_launch(self.function_ptr, grid, 1, 1, block, 1, 1, shared,
-                                 int(stream_handle), self.params, None)
+    def launch_raw(self, arguments: ArgumentBlock, grid, block, stream_handle, args, shared=0):
+        """Pack `args` into `arguments` and call cuLaunchKernel now (no encoder bookkeeping)."""
+        self.pack(arguments.buffer, 0, self.param_bytes, *args)
+        if _api == "bindings":
+            err = self._launch(self.function, grid, 1, 1, block, 1, 1, shared, stream_handle, 0,
+                               arguments.extra)[0]
+        else:
+            err = _cu_launch(self.function_ptr, grid, 1, 1, block, 1, 1, shared,
+                             int(stream_handle), None, arguments.extra)
         if err != 0:
             raise_error(err, f"launching kernel {self.name}", self.device)
 
@@ -119,7 +134,7 @@ class Kernel:
             else:
                 if deferred:  # a large launch in graph mode: what was recorded before it goes first
                     enc.commit()
-                self.launch_raw(grid, block, stream.handle, args)
+                self.launch_raw(enc.arguments, grid, block, stream.handle, args)
             # The encoder's record of the launch (encoder.py), written here rather than through
             # a method: this is the per-op hot path.
             enc.keep.append((self, keep))

@@ -11,7 +11,10 @@ Built algorithms are cached per (device, algorithm, dtypes, order) in ``_algorit
 disk beside the kernel cache (compiler.cache_dir(), files ``cccl-<hash>.bin``) through
 cuda.compute's ``serialize``/``deserialize``: a build compiles CUB through NVRTC (seconds each),
 and cuda.compute itself caches builds only within a process, so without the disk copy every test
-process and every program run would pay that again. ``BUILD_SECONDS`` records the time of each
+process and every program run would pay that again. The package ships the builds of the commonest
+calls too (``prebuilt/cccl-sm_<cc>.zip``, members named as the disk files; made on a GPU by
+``python -m arrayx.cuda.precompile --ship-libraries``): looked up after the disk cache, so a new
+user's first sort loads one instead of building it. ``BUILD_SECONDS`` records the time of each
 first build or load in this process.
 
 Threads: a built algorithm holds the arguments of its current call (the arrays, the sizes) as its
@@ -26,6 +29,7 @@ import hashlib
 import os
 import threading
 import time
+import zipfile
 from types import SimpleNamespace
 
 from ..engine import compiler
@@ -75,20 +79,49 @@ def _device(a):
     return None if a is None else _Device(a)
 
 
-def _disk_path(dev, key: tuple) -> str | None:
-    folder = compiler.cache_dir()
-    if not folder:
-        return None
+def blob_name(cc: tuple, key: tuple) -> str:
+    """The file name of the build `key` for compute capability `cc` (in the disk cache and in
+    the shipped archive): the installed cuda-cccl's version is part of it, as its builds are
+    read back only by the same version."""
     from importlib.metadata import version
-    ident = repr((key, tuple(dev.compute_capability), version("cuda-cccl")))
-    return os.path.join(folder, f"cccl-{hashlib.sha256(ident.encode()).hexdigest()}.bin")
+    ident = repr((key, tuple(cc), version("cuda-cccl")))
+    return f"cccl-{hashlib.sha256(ident.encode()).hexdigest()}.bin"
 
 
-def _load(cc, path):
+def shipped_archive_path(cc: tuple) -> str:
+    return os.path.join(compiler.SHIPPED_DIR, f"cccl-sm_{cc[0]}{cc[1]}.zip")
+
+
+_shipped: dict = {}  # cc -> the open shipped archive, or None when the package has none
+
+
+def _read_shipped(cc: tuple, name: str) -> bytes | None:
+    if not compiler.shipping_on():
+        return None
+    if cc not in _shipped:
+        try:
+            _shipped[cc] = zipfile.ZipFile(shipped_archive_path(cc))
+        except (OSError, zipfile.BadZipFile):
+            _shipped[cc] = None
+    archive = _shipped[cc]
+    try:
+        return None if archive is None else archive.read(name)
+    except KeyError:
+        return None
+
+
+def _read_disk(path: str | None) -> bytes | None:
     try:
         with open(path, "rb") as f:
-            return cc.deserialize(f.read())
-    except (OSError, ValueError, TypeError):
+            return f.read()
+    except (OSError, TypeError):
+        return None
+
+
+def _deserialize(cc, blob: bytes | None):
+    try:
+        return None if blob is None else cc.deserialize(blob)
+    except (ValueError, TypeError):
         return None
 
 
@@ -105,14 +138,18 @@ def _store(cc, path, algo):
 
 
 def _algorithm(dev, key: tuple, label: str, make):
-    """The built algorithm `key` on `dev`: from memory, from the disk cache, or built by `make`
-    (the caller holds ``_lock``)."""
+    """The built algorithm `key` on `dev`: from memory, the disk cache, the shipped builds, or
+    built by `make` (the caller holds ``_lock``)."""
     algo = _algorithms.get((dev.index,) + key)
     if algo is None:
         cc = compute()
         start = time.perf_counter()
-        path = _disk_path(dev, key)
-        algo = _load(cc, path) if path else None
+        capability = tuple(dev.compute_capability)
+        name = blob_name(capability, key)
+        folder = compiler.cache_dir()
+        path = os.path.join(folder, name) if folder else None
+        algo = _deserialize(cc, _read_disk(path)) or \
+            _deserialize(cc, _read_shipped(capability, name))
         if algo is None:
             algo = make()
             if path:
