@@ -44,8 +44,22 @@ def test_python_m_arrayx_with_a_bad_arrayx_device():
 
 def test_import_arrayx_imports_no_gpu_package():
     code = ("import sys, arrayx as xp; xp.asarray([1.0]); "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numba', 'numba_cuda', "
-            "'nvmath') or m.startswith('cuda.compute')))")
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numba', 'numba_cuda') "
+            "or m.startswith('cuda.compute')))")
+    r = run_python("-c", code, ARRAYX_DEVICE="cpu")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="needs Linux's /proc/self/maps")
+def test_cuda_linalg_and_fft_load_no_library_at_import():
+    # cuBLAS, cuSOLVER and cuFFT load on the first call of one of their functions
+    # (arrayx/cuda/libraries/calls.py), not when arrayx or the primitives that call them are
+    # imported.
+    code = ("import arrayx as xp, arrayx.cuda.kernels.linalg, arrayx.cuda.kernels.fft; "
+            "xp.asarray([1.0]); "
+            "print(sorted({line.split()[-1].rsplit('/', 1)[-1] for line in open('/proc/self/maps') "
+            "if any(n in line for n in ('libcublas', 'libcusolver', 'libcufft'))}))")
     r = run_python("-c", code, ARRAYX_DEVICE="cpu")
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]"

@@ -18,7 +18,7 @@ Layers, bottom up (CONTRIBUTING.md says where new code goes):
                argsort, unique_*, isin), search (searchsorted), manipulation (concat, roll,
                repeat), linalg, fft, random (arrayx.random's Philox streams), rows
                (softmax, logsumexp, layer and RMS norms); _common holds what they share
-  libraries/   cuBLAS, cuSOLVER, cuFFT (nvmath-python) and CUB (cuda-cccl)
+  libraries/   cuBLAS, cuSOLVER, cuFFT (ctypes, each loaded on first use) and CUB (cuda-cccl)
   primitives   the backend's own primitives (transfers, creation, views, elementwise dispatch)
   precompile   fills the kernel disk cache for a compute capability without a GPU
 

@@ -1,4 +1,4 @@
-"""CUDA linear algebra and FFT (cuBLAS, cuSOLVER, cuFFT through nvmath-python) on a real GPU,
+"""CUDA linear algebra and FFT (cuBLAS, cuSOLVER, cuFFT through ctypes) on a real GPU,
 against NumPy in float64 / complex128 (skipped without a GPU).
 
 The primitives are called directly with host fallback set to 'error', so a primitive that quietly

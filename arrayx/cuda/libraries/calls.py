@@ -1,10 +1,17 @@
-"""What every library call shares: nvmath's bindings, ordering on arrayx's stream, lifetimes and
-workspaces.
+"""What every library call shares: the libraries through ctypes, ordering on arrayx's stream,
+lifetimes and workspaces.
 
-nvmath-python's low-level bindings (``nvmath.bindings.cublas``, ``cusolverDn``, ``cufft``) take
-raw device pointers and stream handles, so library calls work on arrayx buffers with no copy.
-nvmath is imported on first use, never when arrayx loads (CI has no GPU; ``pip install
-arrayx[cuda]`` brings it).
+cuBLAS, cuSOLVER and cuFFT are called through ctypes: arrayx uses a handful of functions of each,
+and a library's own Python bindings cost far more to import than its calls (nvmath-python's
+import loads six libraries, cuBLAS to cuTENSOR, where a product needs cuBLAS alone). A
+``Library`` is found by cuda.pathfinder (installed with cuda-bindings; ``pip install
+'arrayx[cuda]'`` brings the libraries) and loaded on the first call of one of its functions,
+never when arrayx loads: CI has no GPU. The library modules (cublas.py, cusolver.py, cufft.py)
+declare the functions they use with ``Library.function`` and the C types of the headers; every
+argument is a Python int (a device pointer, a host pointer such as ``ndarray.ctypes.data``, a
+handle, a size, an enum) or, for an array argument, a ctypes array. A non-zero status raises:
+MemoryError for the library's allocation failure, RuntimeError naming the C function and status
+otherwise.
 
 Ordering and lifetimes: ``begin(dev)`` submits the kernels the encoder has queued (in graph mode
 they wait for the batch's commit) before a library call is enqueued on the same stream, so the
@@ -15,37 +22,84 @@ them alive until the GPU has passed that point, exactly as for our own kernels.
 
 from __future__ import annotations
 
+import ctypes
+from enum import IntEnum
+
 import numpy as np
 
 from ..engine.array import new_array
 
 _UINT8 = np.dtype(np.uint8)
-_modules: dict = {}
-_DATA_TYPES: dict = {}
+
+# cudaDataType_t (library_types.h) of the floating-point dtypes: CUDA_R_32F, CUDA_R_64F,
+# CUDA_C_32F, CUDA_C_64F.
+_DATA_TYPES = {np.dtype(np.float32): 0, np.dtype(np.float64): 1,
+               np.dtype(np.complex64): 4, np.dtype(np.complex128): 5}
 
 
-def bindings(name: str):
-    """``nvmath.bindings.<name>`` (cublas, cusolverDn, cusolver, cufft), imported on first use."""
-    module = _modules.get(name)
-    if module is None:
-        import importlib
+class Library:
+    """One NVIDIA library (`name` as cuda.pathfinder knows it), loaded on the first call of one
+    of its functions. `status` holds the codes its functions return, `alloc_failed` the one that
+    raises MemoryError."""
+
+    def __init__(self, name: str, status: type[IntEnum], alloc_failed: int):
+        self.name = name
+        self.status = status
+        self.alloc_failed = alloc_failed
+        self.symbols: dict = {}  # C symbol -> argument types, out-parameters included
+        self._cdll = None
+
+    def cdll(self) -> ctypes.CDLL:
+        """The library, loaded on first use. Two threads may both load it: pathfinder and dlopen
+        hand both the same library, so no lock is needed."""
+        if self._cdll is None:
+            try:
+                from cuda.pathfinder import load_nvidia_dynamic_lib
+                self._cdll = ctypes.CDLL(load_nvidia_dynamic_lib(self.name).abs_path)
+            except (ImportError, OSError, RuntimeError) as exc:  # pathfinder's errors: RuntimeError
+                raise ImportError(f"arrayx's CUDA linear algebra and FFT need lib{self.name} "
+                                  f"(pip install 'arrayx[cuda]'): {exc}") from None
+        return self._cdll
+
+    def check(self, symbol: str, status: int) -> None:
+        """Raise for a non-zero `status` returned by `symbol`."""
+        if not status:
+            return
         try:
-            module = importlib.import_module(f"nvmath.bindings.{name}")
-        except ImportError as exc:
-            raise ImportError(f"arrayx's CUDA linear algebra and FFT need nvmath-python (pip "
-                              f"install 'arrayx[cuda]' or 'nvmath-python>=1.0'): {exc}") from None
-        _modules[name] = module
-    return module
+            name = self.status(status).name
+        except ValueError:  # a code newer than the header these statuses were taken from
+            name = "unknown status"
+        error = MemoryError if status == self.alloc_failed else RuntimeError
+        raise error(f"{symbol} failed: {name} ({status})")
+
+    def function(self, symbol: str, *argtypes, out: tuple = ()):
+        """A Python function calling `symbol` with arguments of the ctypes `argtypes`, followed by
+        one pointer per type of `out` (the C function's trailing out-parameters), whose values it
+        returns: None without `out`, the value for one, a tuple for several. The symbol is looked
+        up on the first call."""
+        self.symbols[symbol] = argtypes + tuple(ctypes.POINTER(t) for t in out)
+        c_function = None
+
+        def call(*args):
+            nonlocal c_function
+            if c_function is None:
+                c_function = getattr(self.cdll(), symbol)
+                c_function.argtypes = self.symbols[symbol]
+                c_function.restype = ctypes.c_int
+            values = [t() for t in out]
+            status = c_function(*args, *[ctypes.byref(v) for v in values])
+            if status:
+                self.check(symbol, status)
+            if len(values) > 1:
+                return tuple(v.value for v in values)
+            return values[0].value if values else None
+
+        call.__name__ = call.__qualname__ = symbol
+        return call
 
 
 def data_type(dtype: np.dtype) -> int:
     """The cudaDataType code of a floating-point dtype (CUDA_R_32F, CUDA_R_64F, CUDA_C_32F...)."""
-    if not _DATA_TYPES:
-        from nvmath import CudaDataType as T
-        _DATA_TYPES.update({np.dtype(np.float32): T.CUDA_R_32F.value,
-                            np.dtype(np.float64): T.CUDA_R_64F.value,
-                            np.dtype(np.complex64): T.CUDA_C_32F.value,
-                            np.dtype(np.complex128): T.CUDA_C_64F.value})
     return _DATA_TYPES[dtype]
 
 

@@ -22,19 +22,22 @@ import numpy as np
 
 from .. import elementwise
 from ... import libraries
+from ...libraries import cufft
 from ...engine import runtime
 from ...engine.array import CudaArray, new_array
 
-# cufft.h: CUFFT_FORWARD = -1, CUFFT_INVERSE = 1
-_FORWARD, _INVERSE = -1, 1
-# (kind, input dtype) -> (cufftType name, exec routine, direction of a C2C transform)
 _C64, _C128 = np.dtype(np.complex64), np.dtype(np.complex128)
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+# (kind, input dtype) -> (cufftType, exec routine, direction of a C2C transform)
 _TRANSFORMS = {
-    ("fft", _C64): ("C2C", "exec_c2c", _FORWARD), ("fft", _C128): ("Z2Z", "exec_z2z", _FORWARD),
-    ("ifft", _C64): ("C2C", "exec_c2c", _INVERSE), ("ifft", _C128): ("Z2Z", "exec_z2z", _INVERSE),
-    ("rfft", _F32): ("R2C", "exec_r2c", None), ("rfft", _F64): ("D2Z", "exec_d2z", None),
-    ("irfft", _C64): ("C2R", "exec_c2r", None), ("irfft", _C128): ("Z2D", "exec_z2d", None),
+    ("fft", _C64): (cufft.Type.C2C, cufft.exec_c2c, cufft.FORWARD),
+    ("fft", _C128): (cufft.Type.Z2Z, cufft.exec_z2z, cufft.FORWARD),
+    ("ifft", _C64): (cufft.Type.C2C, cufft.exec_c2c, cufft.INVERSE),
+    ("ifft", _C128): (cufft.Type.Z2Z, cufft.exec_z2z, cufft.INVERSE),
+    ("rfft", _F32): (cufft.Type.R2C, cufft.exec_r2c, None),
+    ("rfft", _F64): (cufft.Type.D2Z, cufft.exec_d2z, None),
+    ("irfft", _C64): (cufft.Type.C2R, cufft.exec_c2r, None),
+    ("irfft", _C128): (cufft.Type.Z2D, cufft.exec_z2d, None),
 }
 
 
@@ -77,7 +80,7 @@ def _component(rows: CudaArray, column: int, imaginary: bool) -> CudaArray:
 
 
 def fft(kind, a, n, axis, norm):
-    fft_type, routine, direction = _TRANSFORMS[kind, a.dtype]
+    fft_type, execute, direction = _TRANSFORMS[kind, a.dtype]
     dev = runtime.get_device(a.device_index)
     in_length = n // 2 + 1 if kind == "irfft" else n
     out_length = n // 2 + 1 if kind == "rfft" else n
@@ -101,15 +104,13 @@ def fft(kind, a, n, axis, norm):
         # After the kernels above are submitted, and before the plan is made: cuFFT creates the
         # plan in the current context, so this device's must be current.
         stream = libraries.begin(dev)
-        cufft = libraries.bindings("cufft")
-        plan = libraries.cufft.plan(dev, getattr(cufft.Type, fft_type).value, n, distance,
-                                    out_length, batch)
+        plan = cufft.plan(dev, fft_type, n, distance, out_length, batch)
         work = libraries.device_workspace(dev, plan.work_bytes)
         cufft.set_stream(plan.handle, stream.ptr)
         if work is not None:
             cufft.set_work_area(plan.handle, work.ptr)
         extra = () if direction is None else (direction,)
-        getattr(cufft, routine)(plan.handle, rows.ptr, out.ptr, *extra)
+        execute(plan.handle, rows.ptr, out.ptr, *extra)
         libraries.end(stream, plan, work, rows, out)
         scale = _scale(kind, norm, n)
         if scale != 1.0:

@@ -53,11 +53,12 @@ _allow_tf32 = os.environ.get("ARRAYX_ALLOW_TF32", "0") not in ("", "0", "false",
 USE_GEMV = True  # matrix times vector through gemv: it reaches the copy bandwidth, gemm does not
 
 _INT64 = np.dtype(np.int64)
-_GEMV = {np.dtype(np.float32): "sgemv", np.dtype(np.float64): "dgemv",
-         np.dtype(np.complex64): "cgemv", np.dtype(np.complex128): "zgemv"}
+_GEMV = {np.dtype(np.float32): libraries.cublas.sgemv,
+         np.dtype(np.float64): libraries.cublas.dgemv,
+         np.dtype(np.complex64): libraries.cublas.cgemv,
+         np.dtype(np.complex128): libraries.cublas.zgemv}
 _ORGQR = {np.dtype(np.float32): "sorgqr", np.dtype(np.float64): "dorgqr",
           np.dtype(np.complex64): "cungqr", np.dtype(np.complex128): "zungqr"}
-_GEMM_DEFAULT_ALGO = -1  # CUBLAS_GEMM_DEFAULT
 # LAPACK's job letters of gesvd: all columns, the min(M, N) first ones, none.
 _JOB_ALL, _JOB_SOME, _JOB_NONE = ord("A"), ord("S"), ord("N")
 
@@ -158,7 +159,6 @@ class _Solver:
         self.dev = dev
         self.count = count
         self.stream = dev.stream
-        self.lib = libraries.bindings("cusolverDn")
         self.handle, self.params = libraries.cusolver.handle(dev, self.stream)
         self.info = libraries.cusolver.info_array(dev, count * slots)
         self.keep = [self.info]
@@ -173,9 +173,10 @@ class _Solver:
         return _ptr(on_device), device_bytes, on_host.ctypes.data, host_bytes
 
     def __call__(self, routine: str, *args):
-        """Call a cusolverDn routine on this handle, after the kernels queued before it."""
+        """Call a cuSOLVER routine (libraries/cusolver.py) on this handle, after the kernels queued
+        before it."""
         self.stream.encoder.flush()
-        return getattr(self.lib, routine)(self.handle, *args)
+        return getattr(libraries.cusolver, routine)(self.handle, *args)
 
     def finish(self, *arrays):
         """Hand everything the calls use to the encoder (no synchronisation)."""
@@ -296,8 +297,7 @@ def _blas_types(dtype: np.dtype) -> _BlasTypes:
     key = (dtype, _allow_tf32)
     types = _blas_types_cache.get(key)
     if types is None:
-        cublas = libraries.bindings("cublas")
-        kinds = cublas.ComputeType
+        kinds = libraries.cublas.ComputeType
         if dtype in (np.float64, np.complex128):
             compute = kinds.COMPUTE_64F
         else:
@@ -305,7 +305,7 @@ def _blas_types(dtype: np.dtype) -> _BlasTypes:
         one, zero = np.ones((), dtype), np.zeros((), dtype)
         types = _blas_types_cache[key] = _BlasTypes(
             libraries.data_type(dtype), int(compute), one.ctypes.data, zero.ctypes.data,
-            getattr(cublas, _GEMV[dtype]), (one, zero))
+            _GEMV[dtype], (one, zero))
     return types
 
 
@@ -355,7 +355,7 @@ def _blas_product(dev, out, a, b, plan: _ProductPlan):
         types.gemv(handle, trans, m, n, types.one, matrix.ptr, ld, vector.ptr, inc, types.zero,
                    out.ptr, 1)
     else:
-        cublas = libraries.bindings("cublas")
+        cublas = libraries.cublas
         dt, isz = types.data, out.dtype.itemsize
         # out^T (N x M, column-major) = b^T (N x K) @ a^T (K x M)
         for count, oa, ob, oc, sa, sb, sc in plan.calls:
@@ -363,12 +363,12 @@ def _blas_product(dev, out, a, b, plan: _ProductPlan):
             if count == 1:
                 cublas.gemm_ex(handle, plan.op_b, plan.op_a, N, M, K, types.one, pb, dt,
                                plan.ld_b, pa, dt, plan.ld_a, types.zero, pc, dt, N, types.compute,
-                               _GEMM_DEFAULT_ALGO)
+                               cublas.GEMM_DEFAULT)
             else:
                 cublas.gemm_strided_batched_ex(handle, plan.op_b, plan.op_a, N, M, K, types.one,
                                                pb, dt, plan.ld_b, sb, pa, dt, plan.ld_a, sa,
                                                types.zero, pc, dt, N, sc, count, types.compute,
-                                               _GEMM_DEFAULT_ALGO)
+                                               cublas.GEMM_DEFAULT)
     libraries.end(stream, a, b, out)
 
 
@@ -384,7 +384,7 @@ def cholesky(a, upper):
     # The copy holds conj(A) column-major. potrf on its upper triangle gives conj(A) = U'^H U',
     # i.e. A = (U'^T)(U'^T)^H, and U' read row-major is U'^T: the lower factor L, read from A's
     # lower triangle (as NumPy does). With FillMode LOWER, likewise, the upper factor U.
-    fill = libraries.bindings("cublas").FillMode
+    fill = libraries.cublas.FillMode
     uplo = fill.LOWER if upper else fill.UPPER
     dt = libraries.data_type(a.dtype)
     solver = _Solver(dev, count)
@@ -573,10 +573,10 @@ def _eigh(a, vectors: bool):
     buf = elementwise.copy(a)           # conj(A) column-major; syevd overwrites it with vectors
     w = _empty(dev, batch + (n,), _real(a.dtype))
     if buf.size:
-        mode = libraries.bindings("cusolver").EigMode
+        mode = libraries.cusolver.EigMode
         jobz = mode.VECTOR if vectors else mode.NOVECTOR
         # The upper triangle of conj(A) column-major is A's lower triangle (NumPy's default).
-        uplo = libraries.bindings("cublas").FillMode.UPPER
+        uplo = libraries.cublas.FillMode.UPPER
         dt, dt_w = libraries.data_type(a.dtype), libraries.data_type(w.dtype)
         solver = _Solver(dev, count)
         ws = solver.workspace(solver("xsyevd_buffer_size", solver.params, jobz, uplo, n, dt,
@@ -614,7 +614,7 @@ def _eig(a, vectors: bool):
     w = _empty(dev, batch + (n,), cdt)
     vr = _empty(dev, batch + (n, n), cdt) if vectors else None
     if work.size:
-        mode = libraries.bindings("cusolver").EigMode
+        mode = libraries.cusolver.EigMode
         job_vr = mode.VECTOR if vectors else mode.NOVECTOR
         dt = libraries.data_type(cdt)
         solver = _Solver(dev, count)
