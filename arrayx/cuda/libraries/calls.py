@@ -86,13 +86,18 @@ class Library:
                 c_function = getattr(self.cdll(), symbol)
                 c_function.argtypes = self.symbols[symbol]
                 c_function.restype = ctypes.c_int
+            if not out:  # the common case, on every library call: nothing to allocate
+                status = c_function(*args)
+                if status:
+                    self.check(symbol, status)
+                return None
             values = [t() for t in out]
             status = c_function(*args, *[ctypes.byref(v) for v in values])
             if status:
                 self.check(symbol, status)
             if len(values) > 1:
                 return tuple(v.value for v in values)
-            return values[0].value if values else None
+            return values[0].value
 
         call.__name__ = call.__qualname__ = symbol
         return call
