@@ -153,3 +153,143 @@ def test_seven_dim_strided_kernel_compiles_to_ptx():
     spec = elementwise.kernel_spec("cast", ops.cast_op(F32, F32), ("a",), (F32,), "strided", D=7,
                                    index_bits=32)
     assert ".entry" in _ptx(spec)
+
+
+@pytest.fixture
+def on_heap(monkeypatch):
+    """(heap, built): dispatch.launch's kernels run on a fresh heap; `built` lists their names."""
+    from arrayx.cuda.kernels.elementwise import dispatch
+    heap = Heap(1 << 23)
+    dev = _Device()
+    dev.allocator = _Allocator(heap)
+    dev.default_stream = None
+    built = []
+
+    def cached_kernel(device_index, family, key, build):
+        spec = build()
+        built.append(spec.name)
+        return lambda stream, grid, block, args, keep, nbytes: run_kernel(heap, spec, grid, block,
+                                                                           args)
+
+    monkeypatch.setattr(dispatch.runtime, "get_device", lambda index: dev)
+    monkeypatch.setattr(dispatch.compiler, "cached_kernel", cached_kernel)
+    return heap, built
+
+
+def _strided(heap, host, key):
+    from arrayx.cuda.primitives import basic_view
+    return basic_view(heap.put(host), key)
+
+
+def _rows_cases(rng):
+    """(name, a, b, host result, layout of the kernel) over views and broadcasts."""
+    x = rng.standard_normal((5, 304)).astype(F32)
+    g = rng.standard_normal((7, 203)).astype(F32)
+    t = rng.standard_normal((3, 6, 152)).astype(F32)
+    m = rng.standard_normal((5, 1)).astype(F32)
+    row = rng.standard_normal(300).astype(F32)
+    s = rng.standard_normal((150, 130)).astype(F32)
+    return [
+        # a column broadcast (x - m): vectors along the rows, m once a row
+        ("subtract", (x, (slice(None), slice(0, 300))), (m, ()), x[:, :300] - m,
+         "ew_subtract_float32_rfloat32_to_float32_rows4x1d1"),
+        # a row broadcast: the row vector is contiguous along every row (outer stride 0)
+        ("add", (x, (slice(None), slice(4, 304))), (row, ()), x[:, 4:] + row,
+         "ew_add_float32_float32_to_float32_rows4x1d1"),
+        # the stencil's offset slices: one element a thread, U of them a block's width apart
+        ("add", (g, (slice(None, -2), slice(1, -1))), (g, (slice(2, None), slice(1, -1))),
+         g[:-2, 1:-1] + g[2:, 1:-1], "ew_add_float32_float32_to_float32_rows1x4d1"),
+        # two outer dims that do not collapse (D padded to 3), row strides multiples of the
+        # vector; then one whose rows start one element past a vector boundary: one element a thread
+        ("multiply", (t, (slice(None), slice(None, None, 4))), (2.5, None),
+         t[:, ::4] * np.float32(2.5), "ew_multiply_float32_sfloat32_to_float32_rows4x1d3"),
+        ("multiply", (t, (slice(None), slice(None, None, 4), slice(1, None))), (2.5, None),
+         t[:, ::4, 1:] * np.float32(2.5), "ew_multiply_float32_sfloat32_to_float32_rows1x4d3"),
+        # a transposed operand beside a contiguous one: its own inner stride
+        ("subtract", (s, "T"), (rng.standard_normal((130, 150)).astype(F32), ()), None,
+         "ew_subtract_float32_float32_to_float32_rows1x4d1"),
+    ]
+
+
+def test_rows_layout_over_broadcasts_and_views(on_heap):
+    heap, built = on_heap
+    rng = np.random.default_rng(11)
+    for name, (a_host, a_key), (b_host, b_key), expected, kernel in _rows_cases(rng):
+        if a_key == "T":
+            a = heap.put(a_host).view(a_host.T.shape, (1, a_host.shape[1]), 0, False)
+            expected = a_host.T - b_host
+        else:
+            a = _strided(heap, a_host, a_key) if a_key else heap.put(a_host)
+        b = b_host if b_key is None else (_strided(heap, b_host, b_key) if b_key else
+                                          heap.put(b_host))
+        built.clear()
+        res = elementwise.binary(name, a, b, F32)
+        np.testing.assert_array_equal(heap.get(res), expected)
+        assert built == [kernel]
+
+
+def test_rows_layout_loops_over_rows_past_the_grid(on_heap, monkeypatch):
+    """A grid capped below the row count: each block takes rows gy apart."""
+    from arrayx.cuda.engine import layout
+    heap, built = on_heap
+    monkeypatch.setattr(layout, "MAX_GRID", 3)
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((9, 260)).astype(F32)
+    m = rng.standard_normal((9, 1)).astype(F32)
+    res = elementwise.binary("divide", _strided(heap, x, (slice(None), slice(1, None))),
+                             heap.put(m), F32)
+    np.testing.assert_array_equal(heap.get(res), x[:, 1:] / m)
+    assert built == ["ew_divide_float32_float32_to_float32_rows1x4d1"]
+
+
+def test_rows_layout_where_with_a_broadcast_condition(on_heap):
+    from arrayx.cuda.kernels.elementwise.functions import where
+    heap, _ = on_heap
+    rng = np.random.default_rng(13)
+    cond = rng.random((6, 1)) < 0.5
+    x = rng.standard_normal((6, 200)).astype(F32)
+    y = rng.standard_normal((1, 200)).astype(F32)
+    res = where(heap.put(cond), heap.put(x), heap.put(y), F32)
+    np.testing.assert_array_equal(heap.get(res), np.where(cond, x, y))
+
+
+@pytest.mark.parametrize("cols, kernel", [
+    (205, "ew_cast_float32_to_float64_rows1x4d1"),   # an odd row stride: no vectors
+    (208, "ew_cast_rfloat32_to_float64_rows2x1d1"),  # every row on a vector boundary
+])
+def test_rows_layout_writes_a_pitched_output(on_heap, cols, kernel):
+    """assign into a pitched view (dst[:, 2:-3] = m broadcast): the output's own row stride,
+    nothing outside the view written."""
+    heap, built = on_heap
+    rng = np.random.default_rng(14)
+    dst_host = rng.standard_normal((4, cols)).astype(F64)
+    m = rng.standard_normal((4, 1)).astype(F32)
+    dst = _strided(heap, dst_host, (slice(None), slice(2, -3)))
+    elementwise.assign(dst, heap.put(m))
+    expected = dst_host.copy()
+    expected[:, 2:-3] = m
+    base = CudaArray(dst.buffer, dst_host.shape, F64)
+    np.testing.assert_array_equal(heap.get(base), expected)
+    assert built == [kernel]
+
+
+def test_rows_layout_flat_index_of_creation_ops(on_heap):
+    """tril of a pitched view: the triangle op reads the flat output index (IDX)."""
+    from arrayx.cuda.kernels.elementwise import dispatch
+    heap, built = on_heap
+    rng = np.random.default_rng(15)
+    host = rng.standard_normal((140, 300)).astype(F32)
+    a = _strided(heap, host, (slice(None), slice(3, 295)))
+    op = ops.triangle_op(F32, False)
+    I64 = np.dtype("int64")
+    res = dispatch.launch("tril", op, (a, 292, 140, 0), (F32, I64, I64, I64), (140, 292))
+    np.testing.assert_array_equal(heap.get(res), np.tril(host[:, 3:295]))
+    assert built[0].endswith("rows1x4d1")
+
+
+def test_short_rows_keep_the_strided_layout(on_heap):
+    heap, built = on_heap
+    x = np.arange(40 * 20, dtype=F32).reshape(40, 20)
+    res = elementwise.binary("add", _strided(heap, x, (slice(None), slice(1, None))), 1.0, F32)
+    np.testing.assert_array_equal(heap.get(res), x[:, 1:] + 1)
+    assert built == ["ew_add_float32_sfloat32_to_float32_strided3d32"]

@@ -130,6 +130,27 @@ def test_strided_kernel_uses_32_bit_division():
     assert ".local" not in ptx
 
 
+def test_rows_kernel_moves_vectors_and_loads_a_broadcast_once_a_row():
+    """x - m with m of shape (R, 1): vectors of x and out, m's value read once a row, the row
+    number split with 32-bit division."""
+    ptx = _ptx(kernel_spec("subtract", ops.binary_op("subtract", F32), ("a", "r"), (F32, F32),
+                           "rows", 4, 1, 3))
+    ops_seen = _mem_ops(ptx)
+    assert {"ld.global.v4.f32", "st.global.v4.f32", "ld.global.f32"} <= ops_seen, ops_seen
+    assert "rem.u32" in ptx and ".local" not in ptx
+
+
+def test_rows_kernel_one_element_at_a_time_keeps_its_loads_in_flight():
+    """The scalar variant (unaligned views): its U loads a thread are issued before the first
+    store."""
+    ptx = _ptx(kernel_spec("add", ops.binary_op("add", F32), ("a", "a"), (F32, F32), "rows", 1,
+                           4, 1))
+    lines = [ln.split()[0] for ln in ptx.splitlines()
+             if ln.strip().startswith(("ld.global.f32", "st.global.f32"))]
+    assert lines[:8] == ["ld.global.f32"] * 8, lines
+    assert ".local" not in ptx
+
+
 def _tile_specs(monkeypatch, src, dst):
     """The transposing tile's kernels for a cast, vectors first, with 16-byte vectors whatever
     the module's default."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 INT32_MAX = 2**31 - 1
 VECTOR_BYTES = 16
+MAX_GRID = 2**31 - 1  # blocks of a 1-D launch (CUDA's gridDim.x limit)
 
 
 def c_strides(shape) -> tuple:

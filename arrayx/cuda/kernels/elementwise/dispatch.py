@@ -1,5 +1,5 @@
-"""`launch`: the layout a call runs in (template.py describes vec, strided and tile), decided on the
-host from the operands' shapes, strides and pointers, and the launch of its kernel."""
+"""`launch`: the layout a call runs in (template.py describes vec, rows, strided and tile), decided
+on the host from the operands' shapes, strides and pointers, and the launch of its kernel."""
 
 from __future__ import annotations
 
@@ -98,6 +98,9 @@ def launch(name: str, op: Op, operands, dtypes, shape, out: CudaArray | None = N
             cstrides[0] == (cshape[1], 1) and cstrides[1][0] == 1 and cstrides[1][1] != 1:
         _launch_tile(dev, name, op, operands, kinds, dtypes, out, arrays[0], cshape, cstrides[1])
         return out
+    if cshape[-1] >= tuning.ROWS_MIN_COLS:
+        _launch_rows(dev, name, op, operands, kinds, dtypes, out, arrays, cshape, cstrides)
+        return out
     _launch_strided(dev, name, op, operands, kinds, dtypes, out, arrays, n, cshape, cstrides)
     return out
 
@@ -147,6 +150,61 @@ def _launch_strided(dev, name, op, operands, kinds, dtypes, out, arrays, n, csha
     keep = (out.buffer,) + tuple(a.buffer for a in arrays)
     nbytes = n * (out.dtype.itemsize + sum(a.dtype.itemsize for a in arrays))
     kern(stream, grid, block, args, keep, nbytes)
+
+
+def _rows_kinds(kinds, out, arrays, outer, outer_strides, inner, N):
+    """The operand kinds of the rows layout's vector variant (an array contiguous along its rows
+    'a', constant along them 'r'), or None when an operand (or the output) has neither form with
+    every row on an N-element vector boundary."""
+    def aligned(a, strides):
+        return a.ptr % (N * a.dtype.itemsize) == 0 and \
+            all(s % N == 0 for s, m in zip(strides, outer) if m > 1)
+    if inner[0] != 1 or not aligned(out, outer_strides[0]):
+        return None
+    forms = []
+    for a, strides, step in zip(arrays, outer_strides[1:], inner[1:]):
+        if step == 0:
+            forms.append("r")
+        elif step == 1 and aligned(a, strides):
+            forms.append("a")
+        else:
+            return None
+    it = iter(forms)
+    return tuple(next(it) if k == "a" else k for k in kinds)
+
+
+def _launch_rows(dev, name, op, operands, kinds, dtypes, out, arrays, cshape, cstrides):
+    cols = cshape[-1]
+    D = padded_dims(max(1, len(cshape) - 1))
+    pad = D - (len(cshape) - 1)
+    outer = (1,) * pad + tuple(cshape[:-1])
+    outer_strides = [(0,) * pad + tuple(st[:-1]) for st in cstrides]
+    inner = [st[-1] for st in cstrides]
+    rows = 1
+    for m in outer:
+        rows *= m
+    N = layout.vector_width(out.dtype.itemsize, *(a.dtype.itemsize for a in arrays))
+    forms = _rows_kinds(kinds, out, arrays, outer, outer_strides, inner, N) if N > 1 else None
+    if forms is None:
+        N, U, forms = 1, tuning.ROWS_UNROLL, kinds
+    else:
+        U = tuning.VEC_UNROLL
+    key = (name, op, forms, dtypes, "rows", N, U, D)
+    kern = compiler.cached_kernel(dev.index, "elementwise", key,
+                                  lambda: template.kernel_spec(name, op, forms, dtypes, "rows", N,
+                                                               U, D))
+    threads = -(-cols // (N * U))  # a row's
+    block = min(tuning.BLOCK, -(-threads // 32) * 32)
+    gx = -(-threads // block)
+    gy = min(rows, layout.MAX_GRID // gx)
+    args = [out.ptr] + _args(operands, dtypes, [a.ptr for a in arrays]) + \
+        [rows * cols, rows, cols, gx, gy] + list(outer)
+    for st, step in zip(outer_strides, inner):
+        args += list(st) + ([step] if N == 1 else [])
+    stream = dev.local.stream or dev.default_stream
+    keep = (out.buffer,) + tuple(a.buffer for a in arrays)
+    nbytes = rows * cols * (out.dtype.itemsize + sum(a.dtype.itemsize for a in arrays))
+    kern(stream, gx * gy, block, args, keep, nbytes)
 
 
 def _launch_tile(dev, name, op, operands, kinds, dtypes, out, src, cshape, src_strides):

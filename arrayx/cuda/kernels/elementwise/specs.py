@@ -17,13 +17,25 @@ from .template import kernel_spec, tile_specs
 _I64 = np.dtype("int64")
 
 
+def _rows_forms(kinds):
+    """The operand kinds of the rows layout's vector kernels precompiled: every array contiguous
+    along the rows, or one of them constant along them (a column broadcast such as x - m)."""
+    arrays = [i for i, k in enumerate(kinds) if k == "a"]
+    return [kinds] + [tuple("r" if i == j else k for i, k in enumerate(kinds)) for j in arrays]
+
+
 def _launchable_specs(name, op, kinds, dtypes, strided=DIM_BUCKETS, tile=False):
-    """The specs `launch` can pick for one operation: vec, strided (32-bit), tile (32-bit, with
-    vectors and one element at a time)."""
+    """The specs `launch` can pick for one operation: vec, strided (32-bit), rows (2-D: vectors,
+    and one element at a time), tile (32-bit, with vectors and one element at a time)."""
     arrays = [d.itemsize for k, d in zip(kinds, dtypes) if k == "a"]
     N = layout.vector_width(op.out.itemsize, *arrays)
     specs = [kernel_spec(name, op, kinds, dtypes, "vec", N, tuning.VEC_UNROLL)]
     specs += [kernel_spec(name, op, kinds, dtypes, "strided", D=D, index_bits=32) for D in strided]
+    if strided:
+        specs.append(kernel_spec(name, op, kinds, dtypes, "rows", 1, tuning.ROWS_UNROLL, 1))
+        if N > 1:
+            specs += [kernel_spec(name, op, forms, dtypes, "rows", N, tuning.VEC_UNROLL, 1)
+                      for forms in _rows_forms(kinds)]
     if tile:
         specs += tile_specs(name, op, kinds, dtypes)
     return specs

@@ -12,6 +12,15 @@ takes is decided on the host by dispatch.launch):
 * ``strided``: anything else, after collapsing contiguous dims (layout.collapse); specialised on
   the dim count, padded up to a _common.DIM_BUCKETS bucket (past the last, the exact count),
   with 32-bit index arithmetic while everything fits.
+* ``rows``: the collapsed shape's last dim (a row) is walked by a block's threads, gx blocks a
+  row, and the grid's blocks take gy rows at once, so a thread finds its element's offsets with
+  one multiply-add per operand (each operand's row offset, decomposed from the row number once
+  per row) instead of a division per dim per element: the layout of broadcasts along rows or columns (``x - m`` with
+  ``m`` of shape (R, 1) or (1, C)) and of 2-D views with a contiguous inner dim (slices). With
+  ``N`` > 1, every array operand is contiguous along its rows with each row on a vector boundary,
+  or constant along them (kind ``'r'``: one load a row): U vectors of N elements a thread, as on
+  the vec layout; with N = 1, each operand has its own inner stride and a thread moves U
+  elements a block's width apart (coalesced, U loads in flight).
 * ``tile``: a one-input operation whose input is the transpose of its contiguous 2-D output
   (``x.T`` made contiguous, cast or mapped): each block stages a tile (tuning.TILE_ROWS x
   TILE_COLS) in shared memory, so both the reads (along the input's rows) and the writes (along
@@ -21,7 +30,8 @@ takes is decided on the host by dispatch.launch):
   rows (XOR-permuted N-element chunks keep those reads free of bank conflicts); otherwise one
   element at a time through a tile padded by a column. Offsets are 32-bit while they fit.
 
-Operands are arrays (pointers) or scalars passed by value (no allocation for a Python scalar).
+Operands are arrays (pointers; kind ``'a'``, or ``'r'`` on the rows layout) or scalars passed by
+value (kind ``'s'``: no allocation for a Python scalar).
 Expressions may use ``IDX`` (the flat output index): the creation kernels (arange, eye, tril...)
 are elementwise operations without array inputs.
 """
@@ -76,7 +86,7 @@ def kernel_spec(name: str, op: Op, kinds: tuple, dtypes: tuple, lay: str, N: int
     argtypes = [element_type(out_dt) + "*"]
     pre = []  # statements building the scalar operands' values
     for k, (kind, dt) in enumerate(zip(kinds, dtypes)):
-        if kind == "a":
+        if kind != "s":
             args.append(f"in{k}")
             argtypes.append(element_type(dt) + "*")
         elif dt.kind == "c":
@@ -91,7 +101,7 @@ def kernel_spec(name: str, op: Op, kinds: tuple, dtypes: tuple, lay: str, N: int
     args.append("n")
     argtypes.append("int64")
     idx_t = "uint32" if index_bits == 32 else "int64"
-    arrays = ["out"] + [f"in{k}" for k, kind in enumerate(kinds) if kind == "a"]
+    arrays = ["out"] + [f"in{k}" for k, kind in enumerate(kinds) if kind != "s"]
     if lay == "strided":
         args += [f"sh{j}" for j in range(D)]
         argtypes += [idx_t] * D
@@ -102,6 +112,13 @@ def kernel_spec(name: str, op: Op, kinds: tuple, dtypes: tuple, lay: str, N: int
             for a in arrays:
                 args += [f"{a}_lo", f"{a}_hi"]
                 argtypes += ["int64", "int64"]
+    elif lay == "rows":
+        # gx blocks a row, gy rows at once; 32-bit division of the block and row numbers
+        args += ["rows", "cols", "gx", "gy"] + [f"sh{j}" for j in range(D)]
+        argtypes += ["int64", "int64", "uint32", "int64"] + ["uint32"] * D
+        for a in arrays:
+            args += [f"{a}_st{j}" for j in range(D)] + ([f"{a}_cs"] if N == 1 else [])
+            argtypes += ["int64"] * (D + (N == 1))
     elif lay == "tile":
         # the one array operand is read with stride 1 along the output's rows (the layout's
         # definition) and `pitch` along its columns
@@ -112,7 +129,7 @@ def kernel_spec(name: str, op: Op, kinds: tuple, dtypes: tuple, lay: str, N: int
         """The stored result: `load(k)` is array operand k's raw value, `index` the flat index."""
         def operand(m):
             k = int(m.group(1))
-            return f"({_value(load(k), dtypes[k])})" if kinds[k] == "a" else f"s{k}"
+            return f"({_value(load(k), dtypes[k])})" if kinds[k] != "s" else f"s{k}"
         e = re.sub(r"\bIDX\b", f"({index})", op.expr)
         return _store(re.sub(r"\bx(\d)\b", operand, e), out_dt)
 
@@ -142,36 +159,15 @@ def kernel_spec(name: str, op: Op, kinds: tuple, dtypes: tuple, lay: str, N: int
                  f"    if (blk + 1) * ({U * N} * bdim) <= n:"]
         for u in range(U):
             body.append(f"        i{u} = (v + {u} * bdim) * {N}")
-        if op.source:
-            # a fused program's function is long: numba's front end inlines an inner function
-            # at each call site, so the vector's elements go through one site in a loop (which
-            # the compiler unrolls, the results staying in registers) instead of N
-            for u in range(U):
-                for k, kind in enumerate(kinds):
-                    if kind == "a":
-                        body.append(f"        a{k}_{u} = vload{N}(in{k}, i{u})")
-            for u in range(U):
-                body += [f"        r{u} = cuda.local.array({N}, {element_type(out_dt)})",
-                         f"        for q in range({N}):",
-                         f"            r{u}[q] = {result(lambda k, u=u: f'a{k}_{u}[q]', f'i{u} + q')}"]
-                tup = ", ".join(f"r{u}[{j}]" for j in range(N)) + ("," if N == 1 else "")
-                body.append(f"        vstore{N}(out, i{u}, ({tup}))")
-        else:
-            for u in range(U):  # all loads first: U * arrays independent 16-byte loads in flight
-                for k, kind in enumerate(kinds):
-                    if kind == "a":
-                        targets = [f"a{k}_{u}_{j}" for j in range(N)]
-                        body.append("        " + vload_statement(targets, f"in{k}", f"i{u}"))
-            for u in range(U):
-                vals = [result(lambda k, u=u, j=j: f"a{k}_{u}_{j}", f"i{u} + {j}")
-                        for j in range(N)]
-                tup = ", ".join(vals) + ("," if N == 1 else "")
-                body.append(f"        vstore{N}(out, i{u}, ({tup}))")
+        body += _vector_lines(op, kinds, dtypes, N, U, result, lambda a, u: f"i{u}",
+                              lambda u: f"i{u}", "        ")
         body += ["    else:", f"        for u in range({U}):", f"            j = (v + u * bdim) * {N}",
                  f"            e = j + {N}", "            if e > n:", "                e = n",
                  "            while j < e:",
                  f"                out[j] = {result(lambda k: f'in{k}[j]', 'j')}",
                  "                j += 1"]
+    elif lay == "rows":
+        body += _rows_body(op, kinds, dtypes, arrays, N, U, D, result)
     elif lay == "tile":
         src = kinds.index("a")
         body += _tile_body(f"in{src}", dtypes[src], N, tile, index_bits,
@@ -179,16 +175,116 @@ def kernel_spec(name: str, op: Op, kinds: tuple, dtypes: tuple, lay: str, N: int
     else:
         raise ValueError(lay)
 
-    tag = "_".join(dtype_tag(d) if kd == "a" else "s" + dtype_tag(d) for kd, d in zip(kinds, dtypes))
+    tag = "_".join(("" if kd == "a" else kd) + dtype_tag(d) for kd, d in zip(kinds, dtypes))
     kname = f"ew_{name}_{tag}_to_{dtype_tag(out_dt)}_{lay}"
     if lay == "vec":
         kname += f"{N}x{U}"
     elif lay == "strided":
         kname += f"{D}d{index_bits}"
+    elif lay == "rows":
+        kname += f"{N}x{U}d{D}"
     elif lay == "tile":
         kname += f"{N}v{tile[0]}x{tile[1]}t{tile[2]}i{index_bits}" + ("w" if tile[3] else "")
     src = PREAMBLE + f"def {kname}({', '.join(args)}):\n" + "\n".join(body) + "\n"
     return compiler.KernelSpec(kname, src, kname, tuple(argtypes))
+
+
+def _vector_lines(op, kinds, dtypes, N, U, result, at, flat, pad) -> list:
+    """Lines moving U whole vectors of N elements per thread (the vec and rows layouts): vector
+    u of array `a` ('out', 'in0'...) at element `at(a, u)`, its first element's flat output index
+    `flat(u)`; a kind 'r' operand is the value ``b<k>`` loaded before."""
+    out_dt = op.out
+    lines = []
+    if op.source:
+        # a fused program's function is long: numba's front end inlines an inner function
+        # at each call site, so the vector's elements go through one site in a loop (which
+        # the compiler unrolls, the results staying in registers) instead of N
+        for u in range(U):
+            for k, kind in enumerate(kinds):
+                if kind == "a":
+                    lines.append(f"{pad}a{k}_{u} = vload{N}(in{k}, {at(f'in{k}', u)})")
+        for u in range(U):
+            def load(k, u=u):
+                return f"a{k}_{u}[q]" if kinds[k] == "a" else f"b{k}"
+            lines += [f"{pad}r{u} = cuda.local.array({N}, {element_type(out_dt)})",
+                      f"{pad}for q in range({N}):",
+                      f"{pad}    r{u}[q] = {result(load, flat(u) + ' + q')}"]
+            tup = ", ".join(f"r{u}[{j}]" for j in range(N)) + ("," if N == 1 else "")
+            lines.append(f"{pad}vstore{N}(out, {at('out', u)}, ({tup}))")
+        return lines
+    for u in range(U):  # all loads first: U * arrays independent 16-byte loads in flight
+        for k, kind in enumerate(kinds):
+            if kind == "a":
+                targets = [f"a{k}_{u}_{j}" for j in range(N)]
+                lines.append(pad + vload_statement(targets, f"in{k}", at(f"in{k}", u)))
+    for u in range(U):
+        def load(k, u=u, j=0):
+            return f"a{k}_{u}_{j}" if kinds[k] == "a" else f"b{k}"
+        vals = [result(lambda k, u=u, j=j: load(k, u, j), f"{flat(u)} + {j}")
+                for j in range(N)]
+        tup = ", ".join(vals) + ("," if N == 1 else "")
+        lines.append(f"{pad}vstore{N}(out, {at('out', u)}, ({tup}))")
+    return lines
+
+
+def _rows_body(op, kinds, dtypes, arrays, N, U, D, result) -> list:
+    """Body lines of the rows layout (module docstring). The launch is 1-D (as every launch
+    of the family): block b covers columns [blk * U * N * bdim, ...) of rows by, by + gy, ...,
+    where by, blk = divmod(b, gx); a row's number is split into its D outer coordinates once
+    per row."""
+    lines = ["    tid = cuda.threadIdx.x", "    bdim = cuda.blockDim.x", "    b = uint32(cuda.blockIdx.x)",
+             "    by = b // gx", "    blk = b - by * gx"]
+    if N > 1:
+        lines += [f"    v = blk * ({U} * bdim) + tid",
+                  f"    whole = (blk + 1) * ({U * N} * bdim) <= cols"]
+    else:
+        lines += [f"    col = blk * ({U} * bdim) + tid",
+                  f"    whole = col + {U - 1} * bdim < cols"]
+    lines += ["    row = int64(by)", "    while row < rows:", "        rq = uint32(row)"]
+    for j in range(D - 1, 0, -1):
+        lines += [f"        p{j} = rq % sh{j}", f"        rq = rq // sh{j}"]
+    lines.append("        p0 = rq")
+    for a in arrays:
+        lines.append(f"        o_{a} = " + " + ".join(f"p{j} * {a}_st{j}" for j in range(D)))
+    flat = "row * cols + "
+    if N > 1:
+        lines += [f"        b{k} = in{k}[o_in{k}]" for k, kind in enumerate(kinds) if kind == "r"]
+        lines.append("        if whole:")
+        lines += [f"            i{u} = (v + {u} * bdim) * {N}" for u in range(U)]
+        lines += _vector_lines(op, kinds, dtypes, N, U, result, lambda a, u: f"o_{a} + i{u}",
+                               lambda u: f"row * cols + i{u}", "            ")
+
+        def load(k):
+            return f"in{k}[o_in{k} + j]" if kinds[k] == "a" else f"b{k}"
+        lines += ["        else:", f"            for u in range({U}):",
+                  f"                j = (v + u * bdim) * {N}", f"                e = j + {N}",
+                  "                if e > cols:", "                    e = cols",
+                  "                while j < e:",
+                  f"                    out[o_out + j] = {result(load, flat + 'j')}",
+                  "                    j += 1"]
+    else:
+        def at(a, c):
+            return f"o_{a} + ({c}) * {a}_cs"
+
+        def element(k, c="c"):
+            return f"in{k}[{at('in' + str(k), c)}]"
+        lines.append("        if whole:")
+        if op.source:  # one call site of a fused program's function (see _vector_lines)
+            lines += [f"            for u in range({U}):", "                c = col + u * bdim",
+                      f"                out[{at('out', 'c')}] = {result(element, flat + 'c')}"]
+        else:
+            for u in range(U):  # all loads first: U per array in flight
+                lines += [f"            a{k}_{u} = {element(k, f'col + {u} * bdim')}"
+                          for k, kind in enumerate(kinds) if kind != "s"]
+            for u in range(U):
+                c = f"col + {u} * bdim"
+                lines.append(f"            out[{at('out', c)}] = "
+                             f"{result(lambda k, u=u: f'a{k}_{u}', flat + '(' + c + ')')}")
+        lines += ["        else:", f"            for u in range({U}):",
+                  "                c = col + u * bdim", "                if c < cols:",
+                  f"                    out[{at('out', 'c')}] = {result(element, flat + 'c')}"]
+    lines.append("        row += gy")
+    return lines
 
 
 def _plus(name: str, k: int) -> str:

@@ -7,6 +7,12 @@ BLOCK = 256
 # 16-byte vectors a thread on the vec layout: 2 and 4 tie for add and lose for one-input ops.
 VEC_UNROLL = 1
 
+# The rows layout (template.py): taken for collapsed rows of at least ROWS_MIN_COLS elements
+# (shorter rows leave most of a block idle: they take the strided layout); elements a thread
+# moves when an operand rules out vectors (strided rows, unaligned views).
+ROWS_MIN_COLS = 128
+ROWS_UNROLL = 4
+
 # The transposing tile (benchmarks/probes/tile_sweep.py times candidates). Every value is part of
 # the kernel's cache key (through tile_vector, tile_design and the index width), so changing one
 # builds a new kernel.
