@@ -8,7 +8,8 @@ the median of 20 CUDA-event-timed calls after warm-up; bandwidth counts each inp
 the output written once. Every figure is also given as a ratio to the device-to-device copy of
 1 GiB measured in the same process (cuMemcpyDtoD, bytes read + written), the ceiling. The offset
 view case is also given relative to the aligned add of the same run, and the transposed copy is
-a 16k x 16k float32 ``x.T`` made contiguous. Host fallback is an error throughout, and the
+a 16k x 16k float32 ``x.T`` made contiguous; the row broadcasts and the stencil's offset slices
+(issue 18) run on that matrix. Host fallback is an error throughout, and the
 number of kernels numba compiled in this process is recorded (0 with a warm kernel cache).
 
 Writes DIR/elementwise-<date>.json and .md; prints a short table last.
@@ -28,7 +29,9 @@ from harness import (DATE, comparison_table, finish_benchmark, start_benchmark, 
 
 # name -> minimum ratio to the copy ceiling that issue 4 asks of arrayx
 TARGETS = {"add": 0.95, "multiply": 0.95, "where": 0.95, "exp": 0.93, "sin": 0.93, "sqrt": 0.93,
-           "astype float32->float64": 0.9, "transposed copy 16k x 16k": 0.7}
+           "astype float32->float64": 0.9, "transposed copy 16k x 16k": 0.7,
+           "x - m, m of shape (16k, 1)": 0.9, "x + r, r of shape (1, 16k)": 0.9,
+           "g[:-2, 1:-1] + g[2:, 1:-1]": 0.9}
 
 
 def operations(libs, n, side):
@@ -81,6 +84,17 @@ def operations(libs, n, side):
     if "torch" in data:
         tcopy["torch"] = lambda m=data["torch"][2]: m.T.contiguous()
     ops["transposed copy 16k x 16k"] = (2 * side * side * f4, tcopy)
+    # issue 18's row broadcasts and pitched views, on the 16k x 16k matrix: m - (column of m)
+    # and m + (row of m), and the stencil's offset slices
+    ops["x - m, m of shape (16k, 1)"] = (
+        (2 * side + 1) * side * f4,
+        per_lib(lambda lib, x, y, m: (lambda col=m[:, :1]: m - col)))
+    ops["x + r, r of shape (1, 16k)"] = (
+        (2 * side + 1) * side * f4,
+        per_lib(lambda lib, x, y, m: (lambda row=m[:1, :]: m + row)))
+    ops["g[:-2, 1:-1] + g[2:, 1:-1]"] = (
+        3 * (side - 2) ** 2 * f4,
+        per_lib(lambda lib, x, y, m: (lambda: m[:-2, 1:-1] + m[2:, 1:-1])))
     return ops
 
 
