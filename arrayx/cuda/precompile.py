@@ -368,7 +368,7 @@ def build_parser(prog: str = "python -m arrayx warmup") -> argparse.ArgumentPars
     p = argparse.ArgumentParser(
         prog=prog,
         description="Compile arrayx's common CUDA kernels into the kernel disk cache ahead of "
-                    "time (about 6000 kernels: every first call of those then loads instead of "
+                    "time (about 8800 kernels: every first call of those then loads instead of "
                     "compiling), for the local GPU or, with --cc, for any compute capability "
                     "without a GPU. The cache folder is ARRAYX_KERNEL_CACHE (default "
                     "~/.cache/arrayx/kernels); kernels already there, and those shipped in the "

@@ -348,7 +348,7 @@ def test_precompiled_kernels_are_unique_valid_python():
     all_specs = specs()
     names = [s.name for s in all_specs]
     assert len(names) == len(set(names))
-    assert len(names) < 6000
+    assert len(names) < 10000  # about 8800: the elementwise layouts (vec, strided, rows, tile) are most
     for s in all_specs:
         compile(s.source, s.name, "exec")
 

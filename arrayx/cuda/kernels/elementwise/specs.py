@@ -17,10 +17,13 @@ from .template import kernel_spec, tile_specs
 _I64 = np.dtype("int64")
 
 
-def _rows_forms(kinds):
+def _rows_forms(name, kinds):
     """The operand kinds of the rows layout's vector kernels precompiled: every array contiguous
-    along the rows, or one of them constant along them (a column broadcast such as x - m)."""
+    along the rows, or one of several constant along them (a column broadcast such as x - m);
+    a lone array constant along the rows only for a cast (a broadcast written out, x[...] = m)."""
     arrays = [i for i, k in enumerate(kinds) if k == "a"]
+    if len(arrays) < 2 and name != "cast":
+        return [kinds]
     return [kinds] + [tuple("r" if i == j else k for i, k in enumerate(kinds)) for j in arrays]
 
 
@@ -35,7 +38,7 @@ def _launchable_specs(name, op, kinds, dtypes, strided=DIM_BUCKETS, tile=False):
         specs.append(kernel_spec(name, op, kinds, dtypes, "rows", 1, tuning.ROWS_UNROLL, 1))
         if N > 1:
             specs += [kernel_spec(name, op, forms, dtypes, "rows", N, tuning.VEC_UNROLL, 1)
-                      for forms in _rows_forms(kinds)]
+                      for forms in _rows_forms(name, kinds)]
     if tile:
         specs += tile_specs(name, op, kinds, dtypes)
     return specs
