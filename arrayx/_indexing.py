@@ -58,6 +58,14 @@ def normalize_key(x: Array, key, fname: str,
         key = (key,)
     shape = x.shape
     ndim = len(shape)
+    if len(key) <= ndim and all(type(entry) is int for entry in key):  # x[i, j]: the common key
+        out = []
+        for dim, entry in enumerate(key):
+            n = shape[dim]
+            if not -n <= entry < n:
+                raise IndexError(f"index {entry} is out of bounds for axis {dim} with size {n}")
+            out.append(entry + n if entry < 0 else entry)
+        return tuple(out), None
     device = x._device
     entries = []
     consumed = 0

@@ -293,3 +293,29 @@ def test_short_rows_keep_the_strided_layout(on_heap):
     res = elementwise.binary("add", _strided(heap, x, (slice(None), slice(1, None))), 1.0, F32)
     np.testing.assert_array_equal(heap.get(res), x[:, 1:] + 1)
     assert built == ["ew_add_float32_sfloat32_to_float32_strided3d32"]
+
+
+def test_fill_element_writes_one_element_of_a_view(monkeypatch):
+    """x[i, j] = v (primitives.setitem's one-element path) on a strided view, for real, bool and
+    complex dtypes: exactly that element changes."""
+    from arrayx.cuda import primitives
+    from arrayx.cuda.primitives import basic_view
+    heap = Heap()
+    dev = _Device()
+    dev.default_stream = None
+    monkeypatch.setattr(runtime._tls, "current", dev, raising=False)
+    monkeypatch.setattr(fast_path.runtime, "get_device", lambda index: dev)
+    monkeypatch.setattr(fast_path, "_element_fills", {})
+    monkeypatch.setattr(fast_path.compiler, "cached_kernel",
+                        lambda index, family, key, build: (
+                            lambda stream, grid, block, args, keep, nbytes, spec=build():
+                            run_kernel(heap, spec, grid, block, args)))
+    for dtype, value in ((F32, -2.5), (np.dtype(bool), True), (np.dtype("complex128"), 1 - 2j),
+                         (np.dtype("int16"), -7)):
+        host = (np.arange(6 * 9) % 5).astype(dtype).reshape(6, 9)
+        view = basic_view(heap.put(host), (slice(1, None, 2), slice(None, None, -1)))
+        primitives.setitem(view, (2, 4), value)
+        expected = host.copy()
+        expected[1::2, ::-1][2, 4] = value
+        base = CudaArray(view.buffer, host.shape, dtype)
+        np.testing.assert_array_equal(heap.get(base), expected)

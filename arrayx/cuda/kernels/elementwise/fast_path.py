@@ -1,13 +1,15 @@
 """The fast path of unary(), binary(), where() and astype(): contiguous inputs of one shape at one
 phase of the vector size skip launch()'s layout analysis (most of a small call's host time), with
-everything but the pointers looked up once per (operation, input dtypes, device) as a Plan."""
+everything but the pointers looked up once per (operation, input dtypes, device) as a Plan; and of
+``x[i, j] = v`` (fill_element)."""
 
 from __future__ import annotations
 
 from ...engine import compiler, layout, runtime
 from ...engine.array import new_array
 from . import template, tuning
-from .dispatch import new_output
+from .dispatch import new_output, scalar_args
+from .ops import cast_op
 
 _tls = runtime._tls
 
@@ -89,3 +91,26 @@ def run_unary(key, a):
     if plan is not None and a.c_contig and a.size:
         return run(plan, a.shape, a.size, (a.ptr,), (a.buffer,), a.ptr % plan.vector_bytes)
     return None
+
+
+_element_fills: dict = {}  # (dtype, device index) -> the fill kernel of one element
+
+
+def fill_element(a, offset: int, value) -> None:
+    """Element `offset` (in elements, from a.ptr) of `a` = the Python scalar `value`: x[i, j] = v
+    with every index an int, which scikit-learn's diagonal fill runs once per row. The kernel is
+    the vec fill launch() picks for one element, launched on one warp without its layout
+    analysis."""
+    dt = a.dtype
+    kern = _element_fills.get((dt, a.device_index))
+    if kern is None:
+        op = cast_op(dt, dt)
+        N, U = layout.vector_width(dt.itemsize), tuning.VEC_UNROLL
+        kern = _element_fills[(dt, a.device_index)] = compiler.cached_kernel(
+            a.device_index, "elementwise", ("fill", op, ("s",), (dt,), "vec", N, U),
+            lambda: template.kernel_spec("fill", op, ("s",), (dt,), "vec", N, U))
+    dev = runtime.get_device(a.device_index)
+    if _tls.current is not dev:
+        dev.activate()
+    kern(dev.local.stream or dev.default_stream, 1, 32,
+         [a.ptr + offset * dt.itemsize, *scalar_args(value, dt), 1], (a.buffer,), dt.itemsize)
