@@ -319,3 +319,41 @@ def test_fill_element_writes_one_element_of_a_view(monkeypatch):
         expected[1::2, ::-1][2, 4] = value
         base = CudaArray(view.buffer, host.shape, dtype)
         np.testing.assert_array_equal(heap.get(base), expected)
+
+
+@pytest.mark.parametrize("name, scalar, left, dtype", [
+    ("multiply", 2.5, False, F32), ("add", 1, True, F64), ("subtract", -3.0, True, F32),
+    ("divide", 7.0, True, F64), ("greater", 0.25, False, F32),
+    ("multiply", 1e39, False, F32),  # past float32's range: rounds to inf, as NumPy's cast
+    ("add", 1 - 2j, False, np.dtype("complex64")),
+])
+def test_array_scalar_fast_path_matches_the_general_path(on_heap, monkeypatch, name, scalar,
+                                                         left, dtype):
+    """2 * x, 1 + e, x > 0.5: the first call goes through launch() and registers the plan, the
+    next ones take the fast path (no layout analysis) with the scalar passed by value; both give
+    NumPy's result, and an offset view still takes launch()."""
+    from arrayx.cuda.kernels.elementwise import dispatch
+    heap, built = on_heap
+    monkeypatch.setattr(fast_path, "plans", {})
+    monkeypatch.setattr(runtime._tls, "current", dispatch.runtime.get_device(0), raising=False)
+    launches = []
+    real_launch = elementwise.functions.launch
+    monkeypatch.setattr(elementwise.functions, "launch",
+                        lambda *args, **kw: launches.append(1) or real_launch(*args, **kw))
+    rng = np.random.default_rng(21)
+    host = (rng.standard_normal(1030) * (1 + 1j if dtype.kind == "c" else 1)).astype(dtype)
+    x = heap.put(host)
+    with np.errstate(over="ignore"):
+        expected = getattr(np, name)(np.asarray(scalar, dtype)[()] if dtype.kind == "c" else
+                                     dtype.type(scalar), host) if left else \
+            getattr(np, name)(host, dtype.type(scalar))
+    for call in range(3):
+        res = elementwise.binary(name, scalar, x, dtype) if left else \
+            elementwise.binary(name, x, scalar, dtype)
+        np.testing.assert_array_equal(heap.get(res), expected)
+    assert len(launches) == 1  # the first call only
+    view = CudaArray(x.buffer, (1029,), dtype, None, 1)  # off the vector boundary
+    res = elementwise.binary(name, view, scalar, dtype) if not left else \
+        elementwise.binary(name, scalar, view, dtype)
+    np.testing.assert_array_equal(heap.get(res), expected[1:])
+    assert len(launches) == 2

@@ -12,6 +12,9 @@ from . import template, tuning
 from .ops import Op
 
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
 def scalar_args(value, dt):
     """A Python scalar operand as kernel arguments of dtype `dt` (complex: two reals)."""
     if dt.kind == "c":
@@ -21,8 +24,15 @@ def scalar_args(value, dt):
         return [1 if value else 0]
     if dt.kind in "iu":
         return [int(value) % (1 << (8 * dt.itemsize)) if dt.kind == "u" else int(value)]
-    with np.errstate(over="ignore"):  # a weak float scalar rounds to the array's precision
-        return [dt.type(value).item()]
+    # a weak float scalar rounds to the array's precision (errstate, a few microseconds, only
+    # where float32 overflows)
+    v = float(value)
+    if dt.itemsize == 8:
+        return [v]
+    if -_FLOAT32_MAX <= v <= _FLOAT32_MAX:
+        return [float(np.float32(v))]
+    with np.errstate(over="ignore"):
+        return [float(np.float32(v))]
 
 
 def head_elements(ptr: int, itemsize: int, N: int) -> int:

@@ -37,25 +37,28 @@ class Plan:
 plans: dict = {}
 
 
-def make(dev_index, name, dtypes, op, key=None) -> Plan:
-    """The Plan of `op` over contiguous arrays of `dtypes`, registered under `key` (default
-    `name`) with the input dtypes and the device."""
+def make(dev_index, name, dtypes, op, key=None, kinds=None) -> Plan:
+    """The Plan of `op` over contiguous arrays of `dtypes` (`kinds`: 'a' an array, 's' a scalar,
+    default all arrays), registered under `key` (default `name`) with the operand dtypes and the
+    device."""
     dev = runtime.get_device(dev_index)
     N = layout.vector_width(op.out.itemsize, *(d.itemsize for d in dtypes))
     U = tuning.VEC_UNROLL
-    kinds = ("a",) * len(dtypes)
+    kinds = kinds or ("a",) * len(dtypes)
     kern = compiler.cached_kernel(dev_index, "elementwise", (name, op, kinds, dtypes, "vec", N, U),
                                   lambda: template.kernel_spec(name, op, kinds, dtypes, "vec", N, U))
     dev.default_stream  # created now, so run() can read dev._default_stream
-    plan = Plan(kern, N * dtypes[0].itemsize, op.out, tuning.BLOCK, tuning.BLOCK * N * U, dev,
-                dev.allocator, sum(d.itemsize for d in dtypes) + op.out.itemsize, N)
+    arrays = [d for k, d in zip(kinds, dtypes) if k == "a"]
+    plan = Plan(kern, N * arrays[0].itemsize, op.out, tuning.BLOCK, tuning.BLOCK * N * U, dev,
+                dev.allocator, sum(d.itemsize for d in arrays) + op.out.itemsize, N)
     plans[(key or name, *dtypes, dev_index)] = plan
     return plan
 
 
 def run(plan: Plan, shape, n, ptrs, bufs, phase):
-    """The vec kernel of `plan` over n > 0 elements of contiguous inputs at `ptrs`, all `phase`
-    bytes past a vector boundary (inputs of one dtype when `phase` is not 0), into a new array;
+    """The vec kernel of `plan` over n > 0 elements of contiguous inputs at `ptrs` (with a
+    scalar operand's arguments in its place, `phase` 0), all `phase` bytes past a vector
+    boundary (inputs of one dtype when `phase` is not 0), into a new array;
     None when the phase is not a whole number of elements (launch() takes those). An offset view
     such as x[1:] runs its aligned body, then its head through the same kernel's scalar path."""
     dev = plan.device

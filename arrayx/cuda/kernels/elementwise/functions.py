@@ -10,7 +10,7 @@ from ...engine import copies, layout, runtime
 from ...engine.array import CudaArray, new_array
 from .._common import BOOL
 from . import fast_path
-from .dispatch import launch
+from .dispatch import launch, scalar_args
 from ...._backend import unary_result_dtype
 from .ops import (binary_op, cast_op, compute_dtype, constant_unary, is_identity_unary,
                   unary_op, where_op)
@@ -67,6 +67,17 @@ def binary(name, a, b, dtype, out=None):
                                     phase)
                 if res is not None:
                     return res
+    elif out is None and (a.__class__ is CudaArray) is not (b.__class__ is CudaArray):
+        # an array and a Python scalar (2 * x, x / n, 1 + e): the scalar passed by value
+        array, side = (a, "as") if a.__class__ is CudaArray else (b, "sa")
+        plan = fast_path.plans.get(((name, side), dtype, dtype, array.device_index)) \
+            if array.dtype == dtype else None
+        if plan is not None and array.c_contig and array.size and \
+                not array.ptr % plan.vector_bytes:
+            scalar = scalar_args(b if side == "as" else a, dtype)
+            return fast_path.run(plan, array.shape, array.size,
+                                 (array.ptr, *scalar) if side == "as" else (*scalar, array.ptr),
+                                 (array.buffer,), 0)
     a_arr = isinstance(a, CudaArray)
     b_arr = isinstance(b, CudaArray)
     if a_arr and b_arr:
@@ -79,11 +90,16 @@ def binary(name, a, b, dtype, out=None):
         if b_arr and b is not out and overlaps(out, b):
             b = copy(b)  # an in-place op reading another view of its own memory
     dtype = compute_dtype(name, dtype)
+    array = a if a_arr else b
+    scalar_plan = out is None and a_arr is not b_arr and array.dtype == dtype and array.c_contig
     a, b = as_dtype(a, dtype), as_dtype(b, dtype)
     op = _binary_op(name, dtype)
     if out is None and a_arr and b_arr and a.dtype == b.dtype == dtype and a.c_contig \
             and b.c_contig and a.shape == b.shape:
         fast_path.make(a.device_index, name, (dtype, dtype), op)
+    elif scalar_plan:
+        fast_path.make(array.device_index, name, (dtype, dtype), op,
+                       (name, "as" if a_arr else "sa"), ("a", "s") if a_arr else ("s", "a"))
     return launch(name, op, (a, b), (dtype, dtype), shape, out)
 
 
