@@ -159,7 +159,7 @@ def kernel_spec(name: str, op: Op, kinds: tuple, dtypes: tuple, lay: str, N: int
                  f"    if (blk + 1) * ({U * N} * bdim) <= n:"]
         for u in range(U):
             body.append(f"        i{u} = (v + {u} * bdim) * {N}")
-        body += _vector_lines(op, kinds, dtypes, N, U, result, lambda a, u: f"i{u}",
+        body += _vector_lines(op, kinds, N, U, result, lambda a, u: f"i{u}",
                               lambda u: f"i{u}", "        ")
         body += ["    else:", f"        for u in range({U}):", f"            j = (v + u * bdim) * {N}",
                  f"            e = j + {N}", "            if e > n:", "                e = n",
@@ -167,7 +167,7 @@ def kernel_spec(name: str, op: Op, kinds: tuple, dtypes: tuple, lay: str, N: int
                  f"                out[j] = {result(lambda k: f'in{k}[j]', 'j')}",
                  "                j += 1"]
     elif lay == "rows":
-        body += _rows_body(op, kinds, dtypes, arrays, N, U, D, result)
+        body += _rows_body(op, kinds, arrays, N, U, D, result)
     elif lay == "tile":
         src = kinds.index("a")
         body += _tile_body(f"in{src}", dtypes[src], N, tile, index_bits,
@@ -189,7 +189,7 @@ def kernel_spec(name: str, op: Op, kinds: tuple, dtypes: tuple, lay: str, N: int
     return compiler.KernelSpec(kname, src, kname, tuple(argtypes))
 
 
-def _vector_lines(op, kinds, dtypes, N, U, result, at, flat, pad) -> list:
+def _vector_lines(op, kinds, N, U, result, at, flat, pad) -> list:
     """Lines moving U whole vectors of N elements per thread (the vec and rows layouts): vector
     u of array `a` ('out', 'in0'...) at element `at(a, u)`, its first element's flat output index
     `flat(u)`; a kind 'r' operand is the value ``b<k>`` loaded before."""
@@ -227,7 +227,7 @@ def _vector_lines(op, kinds, dtypes, N, U, result, at, flat, pad) -> list:
     return lines
 
 
-def _rows_body(op, kinds, dtypes, arrays, N, U, D, result) -> list:
+def _rows_body(op, kinds, arrays, N, U, D, result) -> list:
     """Body lines of the rows layout (module docstring). The launch is 1-D (as every launch
     of the family): block b covers columns [blk * U * N * bdim, ...) of rows by, by + gy, ...,
     where by, blk = divmod(b, gx); a row's number is split into its D outer coordinates once
@@ -251,8 +251,8 @@ def _rows_body(op, kinds, dtypes, arrays, N, U, D, result) -> list:
         lines += [f"        b{k} = in{k}[o_in{k}]" for k, kind in enumerate(kinds) if kind == "r"]
         lines.append("        if whole:")
         lines += [f"            i{u} = (v + {u} * bdim) * {N}" for u in range(U)]
-        lines += _vector_lines(op, kinds, dtypes, N, U, result, lambda a, u: f"o_{a} + i{u}",
-                               lambda u: f"row * cols + i{u}", "            ")
+        lines += _vector_lines(op, kinds, N, U, result, lambda a, u: f"o_{a} + i{u}",
+                               lambda u: flat + f"i{u}", "            ")
 
         def load(k):
             return f"in{k}[o_in{k} + j]" if kinds[k] == "a" else f"b{k}"
