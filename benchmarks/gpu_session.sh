@@ -5,7 +5,8 @@
 #   STEPS="cuda ns conf bench" NS_TESTS="tests/test_statistical.py" BENCHES="reduce scan" \
 #     [BASELINE=.base] bash benchmarks/gpu_session.sh
 # .ew holds the wheels the image lacks (see ../shared/tools/gpu-wheels.sh: numpy<2.5 for
-# numba-cuda, nvmath-python, cuda-cccl, hypothesis, ndindex, pytest-json-report, pytest-metadata)
+# numba-cuda, cuda-cccl, hypothesis, ndindex, pytest-json-report, pytest-metadata; the script also
+# downloads nvmath-python, which arrayx no longer uses)
 # and, optionally, kcache.txz, the kernel cache (filled without a GPU by `python -m
 # arrayx.cuda.precompile --cc 9.0`, plus the kcache-new.tgz of earlier sessions; xz because it is
 # a third of gzip's size and the carry is limited to 64 MiB). Without kcache.txz the session

@@ -187,30 +187,32 @@ def sweep(H, xp, rng, reps):
     from arrayx.cuda.kernels.rows import plans, tuning
     defaults = {name: getattr(tuning, name) for _, knobs in SWEEP for name in knobs}
     out = []
-    for shape in SWEEP_SHAPES:
-        M, K = shape
-        x = xp.asarray(rng.standard_normal(shape).astype("float32"), device="cuda:0")
-        w = xp.asarray(rng.standard_normal(K).astype("float32"), device="cuda:0")
-        b = xp.asarray(rng.standard_normal(K).astype("float32"), device="cuda:0")
-        ceiling = H.copy_ceiling(M * K, reps)["tb_per_s"]
-        fns = arrayx_fns(xp, x, w, b)
-        for label, knobs in SWEEP:
-            for name, value in {**defaults, **knobs}.items():
-                setattr(tuning, name, value)
-            plans.layout.cache_clear()
-            for name in FUNCTIONS:
-                nbytes = M * K * 4 * (1 if name == "logsumexp" else 2)
-                op = f"{name} {M} x {K} float32"
-                ms = H.gpu_time("arrayx", fns[name], reps=reps)
-                rec = H.bandwidth(f"sweep {label}: {op}", "arrayx", ms, nbytes)
-                out.append({"knobs": label, "op": op, "ms": ms,
-                            "ratio_to_copy": round(rec["tb_per_s"] / ceiling, 3)})
-                print(f"sweep {label}: {op} {ms:.3f} ms ({out[-1]['ratio_to_copy']:.2f} of copy)",
-                      flush=True)
-        del x, w, b, fns
-    for name, value in defaults.items():
-        setattr(tuning, name, value)
-    plans.layout.cache_clear()
+    try:
+        for shape in SWEEP_SHAPES:
+            M, K = shape
+            x = xp.asarray(rng.standard_normal(shape).astype("float32"), device="cuda:0")
+            w = xp.asarray(rng.standard_normal(K).astype("float32"), device="cuda:0")
+            b = xp.asarray(rng.standard_normal(K).astype("float32"), device="cuda:0")
+            ceiling = H.copy_ceiling(M * K, reps)["tb_per_s"]
+            fns = arrayx_fns(xp, x, w, b)
+            for label, knobs in SWEEP:
+                for name, value in {**defaults, **knobs}.items():
+                    setattr(tuning, name, value)
+                plans.layout.cache_clear()
+                for name in FUNCTIONS:
+                    nbytes = M * K * 4 * (1 if name == "logsumexp" else 2)
+                    op = f"{name} {M} x {K} float32"
+                    ms = H.gpu_time("arrayx", fns[name], reps=reps)
+                    rec = H.bandwidth(f"sweep {label}: {op}", "arrayx", ms, nbytes)
+                    out.append({"knobs": label, "op": op, "ms": ms,
+                                "ratio_to_copy": round(rec["tb_per_s"] / ceiling, 3)})
+                    print(f"sweep {label}: {op} {ms:.3f} ms "
+                          f"({out[-1]['ratio_to_copy']:.2f} of copy)", flush=True)
+            del x, w, b, fns
+    finally:  # a failed case must not leave the later ones (or a caller) on a swept setting
+        for name, value in defaults.items():
+            setattr(tuning, name, value)
+        plans.layout.cache_clear()
     return out
 
 
