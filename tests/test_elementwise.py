@@ -293,6 +293,73 @@ def test_binary_broadcasting(name, dtype):
             raise AssertionError(f"{name}({s1} with {s2}, {dtype}):\n{e}") from None
 
 
+# Long rows (at least 128 elements: the CUDA backend's rows layout) of views and broadcasts:
+# name -> (shape of x1, shape of x2 or None for x1 itself, the view of x1, the view of x2)
+_LONG_ROWS = {
+    "column broadcast": ((5, 304), (5, 1), lambda a: a[:, 4:], lambda b: b),
+    "row broadcast": ((5, 300), (300,), lambda a: a, lambda b: b),
+    "offset slices": ((7, 203), None, lambda g: g[:-2, 1:-1], lambda g: g[2:, 1:-1]),
+    "3-d view": ((3, 6, 152), (3, 1, 152), lambda a: a[:, ::4], lambda b: b),
+    "3-d unaligned": ((3, 6, 153), (3, 1, 152), lambda a: a[:, ::4, 1:], lambda b: b),
+    "transposed": ((150, 130), (130, 150), lambda a: a.mT, lambda b: b),
+    "reversed": ((4, 260), (260,), lambda a: a[::-1, ::-1], lambda b: b[::-1]),
+}
+
+
+@pytest.mark.parametrize("layout", list(_LONG_ROWS))
+@pytest.mark.parametrize("name, dtype", [
+    ("add", xp.float32), ("subtract", xp.float64), ("multiply", xp.int32), ("divide", xp.float32),
+    ("less", xp.float32), ("maximum", xp.float64), ("multiply", xp.complex64),
+    ("logical_and", xp.bool), ("bitwise_xor", xp.uint8)])
+def test_binary_over_long_rows_of_views_and_broadcasts(name, dtype, layout):
+    _, ref, how = BINARY[name]
+    shape1, shape2, view1, view2 = _LONG_ROWS[layout]
+    rng = np.random.default_rng(seed((name, str(dtype), layout)))
+    a, b = binary_data(name, dtype, rng, shape1, shape2 or shape1)
+    if shape2 is None:
+        b = a
+    x1, x2 = xp.asarray(a), xp.asarray(b)
+    with np.errstate(all="ignore"):
+        expected = ref(view1(a), view2(b))
+    try:
+        compare(name, how, getattr(xp, name)(view1(x1), view2(x2)), expected, dtype)
+    except AssertionError as e:
+        raise AssertionError(f"{name}({layout}, {dtype}):\n{e}") from None
+
+
+@pytest.mark.parametrize("dtype", [xp.float32, xp.int16, xp.complex128, xp.bool])
+def test_long_rows_copies_assignments_and_where(dtype):
+    """A view made contiguous, a broadcast written into a pitched view, where() with a
+    broadcast condition: rows of at least 128 elements."""
+    rng = np.random.default_rng(seed(("long rows", str(dtype))))
+    a = make_data(dtype, (6, 261), rng)
+    x = xp.asarray(a)
+    assert_array_equal(xp.asarray(x[:, 3:-2], copy=True), a[:, 3:-2])
+    assert_array_equal(xp.astype(x[::-2, 1:], xp.complex128), a[::-2, 1:].astype(np.complex128))
+    column = make_data(dtype, (6, 1), rng)
+    x[:, 2:-3] = xp.asarray(column)
+    a[:, 2:-3] = column
+    assert_array_equal(x, a)
+    cond = rng.random((6, 1)) < 0.5
+    other = make_data(dtype, (261,), rng)
+    assert_array_equal(xp.where(xp.asarray(cond), x, xp.asarray(other)), np.where(cond, a, other))
+
+
+def test_repeated_array_scalar_calls_match_numpy():
+    """The same array-with-scalar operation called again (the CUDA backend's fast path from the
+    second call on), both operand orders, float32 overflow of the scalar included."""
+    rng = np.random.default_rng(5)
+    a = make_data(xp.float32, (1000,), rng, specials=False)
+    x = xp.asarray(a)
+    for _ in range(3):
+        assert_array_equal(2.5 * x, np.float32(2.5) * a)
+        assert_array_equal(1 + x, 1 + a)
+        assert_array_equal(x / 3.0, a / np.float32(3.0))
+        assert_array_equal(x > 0.25, a > np.float32(0.25))
+        with np.errstate(over="ignore"):
+            assert_array_equal(x * 1e39, a * np.float32(np.inf))
+
+
 def _scalar_for(name, dtype, rng):
     if dtype.kind == "b":
         return True
