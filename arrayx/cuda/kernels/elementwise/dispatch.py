@@ -184,6 +184,10 @@ def _rows_kinds(kinds, out, arrays, outer, outer_strides, inner, N):
 
 
 def _launch_rows(dev, name, op, operands, kinds, dtypes, out, arrays, cshape, cstrides):
+    """The rows layout over the collapsed `cshape` (its last dim a row, the rest padded to a
+    DIM_BUCKETS count of outer dims): the vector kernel when _rows_kinds allows it, else one
+    element a thread; a row's threads in blocks of at most BLOCK, gx blocks a row, gy rows at
+    once (the kernel loops over the rest)."""
     cols = cshape[-1]
     D = padded_dims(max(1, len(cshape) - 1))
     pad = D - (len(cshape) - 1)
