@@ -49,6 +49,13 @@ def _as_index_array(entry, device):
     return arr
 
 
+def _in_range(index: int, dim: int, n: int) -> int:
+    """A Python int index of an axis of size `n`, made non-negative; IndexError out of range."""
+    if not -n <= index < n:
+        raise IndexError(f"index {index} is out of bounds for axis {dim} with size {n}")
+    return index + n if index < 0 else index
+
+
 def normalize_key(x: Array, key, fname: str,
                   selection: bool = False) -> tuple[tuple, tuple | None]:
     """(the normalised key, the shape x[key] selects or None): the shape is computed for a key
@@ -59,13 +66,7 @@ def normalize_key(x: Array, key, fname: str,
     shape = x.shape
     ndim = len(shape)
     if len(key) <= ndim and all(type(entry) is int for entry in key):  # x[i, j]: the common key
-        out = []
-        for dim, entry in enumerate(key):
-            n = shape[dim]
-            if not -n <= entry < n:
-                raise IndexError(f"index {entry} is out of bounds for axis {dim} with size {n}")
-            out.append(entry + n if entry < 0 else entry)
-        return tuple(out), None
+        return tuple([_in_range(entry, dim, shape[dim]) for dim, entry in enumerate(key)]), None
     device = x._device
     entries = []
     consumed = 0
@@ -139,10 +140,7 @@ def normalize_key(x: Array, key, fname: str,
             out.append(entry._data)
             continue
         if isinstance(entry, int):
-            n = shape[dim]
-            if not -n <= entry < n:
-                raise IndexError(f"index {entry} is out of bounds for axis {dim} with size {n}")
-            out.append(entry + n if entry < 0 else entry)
+            out.append(_in_range(entry, dim, shape[dim]))
         else:
             out.append(entry)
         dim += 1

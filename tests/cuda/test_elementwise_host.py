@@ -122,39 +122,6 @@ def test_phase_of_a_partial_element_is_left_to_the_general_path(fast):
     assert launches == []
 
 
-def test_seven_dims_run_a_seven_dim_strided_kernel(monkeypatch):
-    """Past the last dimension bucket (_common.DIM_BUCKETS) launch() specialises the strided
-    kernel for the exact dim count: a 7-D view no dim of which collapses, copied on the heap."""
-    from arrayx.cuda.kernels.elementwise import dispatch
-    from arrayx.cuda.primitives import basic_view
-    heap = Heap()
-    dev = _Device()
-    dev.allocator = _Allocator(heap)
-    dev.default_stream = None
-    built = []
-
-    def cached_kernel(device_index, family, key, build):
-        spec = build()
-        built.append(spec.name)
-        return lambda stream, grid, block, args, keep, nbytes: run_kernel(heap, spec, grid, block,
-                                                                           args)
-
-    monkeypatch.setattr(dispatch.runtime, "get_device", lambda index: dev)
-    monkeypatch.setattr(dispatch.compiler, "cached_kernel", cached_kernel)
-    host = np.arange(3 * 4 * 3 * 4 * 3 * 4 * 3, dtype=F32).reshape(3, 4, 3, 4, 3, 4, 3)
-    key = tuple(slice(None, None, -1) if d % 2 else slice(None, None, 2) for d in range(7))
-    res = elementwise.copy(basic_view(heap.put(host), key))
-    np.testing.assert_array_equal(heap.get(res), host[key])
-    assert built == ["ew_cast_float32_to_float32_strided7d32"]
-
-
-def test_seven_dim_strided_kernel_compiles_to_ptx():
-    from test_ptx import _ptx
-    spec = elementwise.kernel_spec("cast", ops.cast_op(F32, F32), ("a",), (F32,), "strided", D=7,
-                                   index_bits=32)
-    assert ".entry" in _ptx(spec)
-
-
 @pytest.fixture
 def on_heap(monkeypatch):
     """(heap, built): dispatch.launch's kernels run on a fresh heap; `built` lists their names."""
@@ -174,6 +141,25 @@ def on_heap(monkeypatch):
     monkeypatch.setattr(dispatch.runtime, "get_device", lambda index: dev)
     monkeypatch.setattr(dispatch.compiler, "cached_kernel", cached_kernel)
     return heap, built
+
+
+def test_seven_dims_run_a_seven_dim_strided_kernel(on_heap):
+    """Past the last dimension bucket (_common.DIM_BUCKETS) launch() specialises the strided
+    kernel for the exact dim count: a 7-D view no dim of which collapses, copied on the heap."""
+    from arrayx.cuda.primitives import basic_view
+    heap, built = on_heap
+    host = np.arange(3 * 4 * 3 * 4 * 3 * 4 * 3, dtype=F32).reshape(3, 4, 3, 4, 3, 4, 3)
+    key = tuple(slice(None, None, -1) if d % 2 else slice(None, None, 2) for d in range(7))
+    res = elementwise.copy(basic_view(heap.put(host), key))
+    np.testing.assert_array_equal(heap.get(res), host[key])
+    assert built == ["ew_cast_float32_to_float32_strided7d32"]
+
+
+def test_seven_dim_strided_kernel_compiles_to_ptx():
+    from test_ptx import _ptx
+    spec = elementwise.kernel_spec("cast", ops.cast_op(F32, F32), ("a",), (F32,), "strided", D=7,
+                                   index_bits=32)
+    assert ".entry" in _ptx(spec)
 
 
 def _strided(heap, host, key):
@@ -306,7 +292,7 @@ def test_fill_element_writes_one_element_of_a_view(monkeypatch):
     monkeypatch.setattr(runtime._tls, "current", dev, raising=False)
     monkeypatch.setattr(fast_path.runtime, "get_device", lambda index: dev)
     monkeypatch.setattr(fast_path, "_element_fills", {})
-    monkeypatch.setattr(fast_path.compiler, "cached_kernel",
+    monkeypatch.setattr(elementwise.dispatch.compiler, "cached_kernel",
                         lambda index, family, key, build: (
                             lambda stream, grid, block, args, keep, nbytes, spec=build():
                             run_kernel(heap, spec, grid, block, args)))

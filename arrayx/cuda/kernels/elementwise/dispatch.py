@@ -115,6 +115,14 @@ def launch(name: str, op: Op, operands, dtypes, shape, out: CudaArray | None = N
     return out
 
 
+def vec_kernel(device_index, name, op, kinds, dtypes, N):
+    """The vec layout's kernel of `op` with N-element vectors (what launch(), the fast path's
+    plans and the one-element fill launch)."""
+    U = tuning.VEC_UNROLL
+    return compiler.cached_kernel(device_index, "elementwise", (name, op, kinds, dtypes, "vec", N, U),
+                                  lambda: template.kernel_spec(name, op, kinds, dtypes, "vec", N, U))
+
+
 def _launch_vec(dev, name, op, operands, kinds, dtypes, out, n, N, head):
     """The contiguous layout: vectors over the aligned body, then the `head` elements before it
     (views whose pointers share a phase) through the same kernel's scalar path."""
@@ -122,9 +130,7 @@ def _launch_vec(dev, name, op, operands, kinds, dtypes, out, n, N, head):
     U = tuning.VEC_UNROLL
     stream = dev.local.stream or dev.default_stream
     keep = (out.buffer,) + tuple(a.buffer for a in arrays)
-    key = (name, op, kinds, dtypes, "vec", N, U)
-    kern = compiler.cached_kernel(dev.index, "elementwise", key,
-                                  lambda: template.kernel_spec(name, op, kinds, dtypes, "vec", N, U))
+    kern = vec_kernel(dev.index, name, op, kinds, dtypes, N)
     body = n - head
     isz = [a.dtype.itemsize for a in arrays]
     ptrs = [a.ptr + head * s for a, s in zip(arrays, isz)]

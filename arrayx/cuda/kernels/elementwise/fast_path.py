@@ -5,10 +5,10 @@ everything but the pointers looked up once per (operation, input dtypes, device)
 
 from __future__ import annotations
 
-from ...engine import compiler, layout, runtime
+from ...engine import layout, runtime
 from ...engine.array import new_array
-from . import template, tuning
-from .dispatch import new_output, scalar_args
+from . import tuning
+from .dispatch import new_output, scalar_args, vec_kernel
 from .ops import cast_op
 
 _tls = runtime._tls
@@ -43,13 +43,11 @@ def make(dev_index, name, dtypes, op, key=None, kinds=None) -> Plan:
     device."""
     dev = runtime.get_device(dev_index)
     N = layout.vector_width(op.out.itemsize, *(d.itemsize for d in dtypes))
-    U = tuning.VEC_UNROLL
     kinds = kinds or ("a",) * len(dtypes)
-    kern = compiler.cached_kernel(dev_index, "elementwise", (name, op, kinds, dtypes, "vec", N, U),
-                                  lambda: template.kernel_spec(name, op, kinds, dtypes, "vec", N, U))
+    kern = vec_kernel(dev_index, name, op, kinds, dtypes, N)
     dev.default_stream  # created now, so run() can read dev._default_stream
     arrays = [d for k, d in zip(kinds, dtypes) if k == "a"]
-    plan = Plan(kern, N * arrays[0].itemsize, op.out, tuning.BLOCK, tuning.BLOCK * N * U, dev,
+    plan = Plan(kern, N * arrays[0].itemsize, op.out, tuning.BLOCK, tuning.BLOCK * N * tuning.VEC_UNROLL, dev,
                 dev.allocator, sum(d.itemsize for d in arrays) + op.out.itemsize, N)
     plans[(key or name, *dtypes, dev_index)] = plan
     return plan
@@ -107,11 +105,8 @@ def fill_element(a, offset: int, value) -> None:
     dt = a.dtype
     kern = _element_fills.get((dt, a.device_index))
     if kern is None:
-        op = cast_op(dt, dt)
-        N, U = layout.vector_width(dt.itemsize), tuning.VEC_UNROLL
-        kern = _element_fills[(dt, a.device_index)] = compiler.cached_kernel(
-            a.device_index, "elementwise", ("fill", op, ("s",), (dt,), "vec", N, U),
-            lambda: template.kernel_spec("fill", op, ("s",), (dt,), "vec", N, U))
+        kern = _element_fills[(dt, a.device_index)] = vec_kernel(
+            a.device_index, "fill", cast_op(dt, dt), ("s",), (dt,), layout.vector_width(dt.itemsize))
     dev = runtime.get_device(a.device_index)
     if _tls.current is not dev:
         dev.activate()
