@@ -102,10 +102,11 @@ def argreduce(name, a, axis, keepdims):
 
 @quiet
 def moments(name, a, axes, correction, keepdims, dtype):
-    """var/std (nanvar/nanstd: NaN as absent) in NumPy's two passes, the mean then the sum of
-    squared deviations, computed in float64 (complex128) and rounded to `dtype`: NumPy's float32
-    sums along an outer axis add row after row, and their mean's error, squared, can reach
-    1e-5 of the variance when the mean is large."""
+    """var/std (nanvar/nanstd: NaN as absent) in two passes, the mean then the sum of squared
+    deviations d, computed in float64 (complex128) and rounded to `dtype`, less |sum(d)|^2 / n
+    (the corrected two-pass form): sums along an outer axis add row after row, and the mean's
+    error e adds n e^2 to the squares, 1e-7 of the variance for 1000 float64 values of mean
+    1e8 and spread 1e-3 (NumPy's own var) and up to 1e-5 in float32; the sum of d removes it."""
     work = np.dtype(np.complex128 if a.dtype.kind == "c" else np.float64)
     x = a if a.dtype == work else a.astype(work)
     if name.startswith("nan"):
@@ -120,15 +121,19 @@ def moments(name, a, axes, correction, keepdims, dtype):
     d = x - mean
     if absent is not None:
         d = np.where(absent, d.dtype.type(0), d)
-    squares = d.real * d.real + d.imag * d.imag if d.dtype.kind == "c" else d * d
-    m2 = np.add.reduce(squares, axis=axes, keepdims=keepdims)
+    m2 = np.add.reduce(_abs2(d), axis=axes, keepdims=keepdims)
     if absent is not None and not keepdims:
         count = np.squeeze(count, axis=axes)
+    m2 = np.maximum(m2 - _abs2(np.add.reduce(d, axis=axes, keepdims=keepdims)) / count, 0)
     dof = np.subtract(count, float(correction))
     out = np.where((dof > 0) & (np.asarray(count) > 0), m2 / dof, np.nan)
     if name.endswith("std"):
         out = np.sqrt(out)
     return np.asarray(out, dtype=dtype)
+
+
+def _abs2(d):
+    return d.real * d.real + d.imag * d.imag if d.dtype.kind == "c" else d * d
 
 
 # the cumulative functions: (ufunc, the value include_initial puts first and a NaN becomes in
