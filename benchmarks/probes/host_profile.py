@@ -3,7 +3,9 @@
     python3 benchmarks/probes/host_profile.py [--calls 3000] [--top 18]   (on the GPU machine; ~30 s)
 
 For each case (sqrt, x + x, sum, argmax, column sums, cumulative_sum of 2^20 float32 by default,
-small enough that the GPU keeps up with the host) prints the host microseconds per call (best of 3
+small enough that the GPU keeps up with the host; arrays with Python scalars, `1 + x`, `1 / x`,
+`2.0 * x`; the products of a (2^log2n / 64) x 64 matrix with vectors, `X @ w` and `r @ X`, which
+go to cuBLAS; and one step of logistic-regression gradient descent, nine calls of both kinds) prints the host microseconds per call (best of 3
 runs of `--calls` calls, synchronising every 100 calls so the queue stays short), then a
 cProfile of the same calls: the functions with the most own time, per call. The probe
 (latency_probe.py) shows how much of a single call's time is this host latency.
@@ -41,6 +43,15 @@ def main():
     n = 1 << args.log2n
     x = xp.asarray(np.random.default_rng(0).standard_normal(n, dtype=np.float32), device="cuda:0")
     m = xp.reshape(x, (1 << args.log2n // 2, -1))
+    X = xp.reshape(x, (-1, 64))
+    w = x[:64]
+    r = x[:X.shape[0]]
+    y = xp.astype(r > 0, xp.float32)
+
+    def logistic_step():
+        p = 1 / (1 + xp.exp(-(X @ w)))
+        return w - (0.5 / X.shape[0]) * ((p - y) @ X)
+
     cases = {
         "sqrt": lambda: xp.sqrt(x),
         "add": lambda: x + x,
@@ -48,6 +59,12 @@ def main():
         "argmax": lambda: xp.argmax(x),
         "colsum": lambda: xp.sum(m, axis=0),
         "cumsum": lambda: xp.cumulative_sum(x),
+        "radd": lambda: 1 + x,
+        "rdiv": lambda: 1 / x,
+        "scale": lambda: 2.0 * x,
+        "gemv": lambda: X @ w,
+        "vecmat": lambda: r @ X,
+        "logistic": logistic_step,
     }
     only = set(args.only.split(",")) if args.only else None
 

@@ -11,12 +11,14 @@ launch. Backpressure: when the in-flight batches hold more than ``max_inflight_b
 waits for the oldest one.
 
 Two submission modes (``set_mode``; benchmarks/runtime_bench.py measures both):
-* 'graph' (default): launches are recorded and, at commit, captured into a CUDA graph (stream
-  capture) that is launched as one; instantiated graphs are cached by topology and updated in
-  place (cuGraphExecUpdate), least recently used out. Kernels reach the GPU at commit: after
-  ``batch_ops`` launches, ``batch_bytes`` touched, or any sync, transfer, event or interop export.
-  Launches touching ``tuning.DIRECT_BYTES`` or more go to the driver at once even in this mode,
-  and a batch of fewer than ``tuning.GRAPH_MIN_LAUNCHES`` launches is launched directly.
+* 'graph' (default): launches are recorded and, when submitted, captured into a CUDA graph
+  (stream capture) that is launched as one; instantiated graphs are cached by topology and
+  updated in place (cuGraphExecUpdate), least recently used out. Kernels reach the GPU at commit
+  (after ``batch_ops`` launches, ``batch_bytes`` touched, or any sync) and at a ``flush``: before
+  a transfer, copy, library call, event or interop export, which submits the recorded launches
+  and leaves the batch open. Launches touching ``tuning.DIRECT_BYTES`` or more go to the driver
+  at once even in this mode, and fewer than ``tuning.GRAPH_MIN_LAUNCHES`` recorded launches are
+  launched directly.
 * 'direct': each launch goes to the driver at once; batching only groups the events.
 
 ``synchronize`` commits and waits; an asynchronous kernel fault surfaces there (or at the next
@@ -110,10 +112,13 @@ class Encoder:
                 self.commit()
 
     def flush(self):
-        """Before a non-kernel stream operation (copy, memset, event): submit deferred launches."""
+        """Before a non-kernel stream operation (copy, memset, library call, event): submit the
+        deferred launches. The batch stays open: its records and byte count go on, and its
+        event, recorded at the commit, comes after that operation too, so a library call between
+        two kernels costs no event of its own."""
         if self.deferred:
             with self.lock:
-                self.commit()
+                self._submit_deferred(driver())
 
     # -- batches -----------------------------------------------------------------------------
     def commit(self):
@@ -122,11 +127,7 @@ class Encoder:
             if not self.ops:
                 return
             d = driver()
-            if self.deferred:
-                if len(self.deferred) < tuning.GRAPH_MIN_LAUNCHES:
-                    self._submit_direct()
-                else:
-                    self._submit_graph(d)
+            self._submit_deferred(d)
             ev = self._events.pop() if self._events else \
                 check(d.cuEventCreate(2), "cuEventCreate", self.device)  # DISABLE_TIMING
             err = d.cuEventRecord(ev, self.stream.handle)[0]
@@ -224,6 +225,14 @@ class Encoder:
                 self._capture_stream = None
 
     # -- graph mode --------------------------------------------------------------------------
+    def _submit_deferred(self, d):
+        """Send the launches recorded since the last submission to the stream (under the lock)."""
+        if self.deferred:
+            if len(self.deferred) < tuning.GRAPH_MIN_LAUNCHES:
+                self._submit_direct()
+            else:
+                self._submit_graph(d)
+
     def _submit_direct(self):
         launches = self.deferred
         self.deferred = []

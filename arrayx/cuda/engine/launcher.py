@@ -133,7 +133,7 @@ class Kernel:
                 deferred.append((self, grid, block, args))  # graph mode: captured at commit
             else:
                 if deferred:  # a large launch in graph mode: what was recorded before it goes first
-                    enc.commit()
+                    enc.flush()
                 self.launch_raw(enc.arguments, grid, block, stream.handle, args)
             # The encoder's record of the launch (encoder.py), written here rather than through
             # a method: this is the per-op hot path.
