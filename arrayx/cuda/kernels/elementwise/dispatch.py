@@ -208,7 +208,7 @@ def _launch_rows(dev, name, op, operands, kinds, dtypes, out, arrays, cshape, cs
     if forms is None:
         N, U, forms = 1, tuning.ROWS_UNROLL, kinds
     else:
-        U = tuning.VEC_UNROLL
+        U = tuning.ROWS_VEC_UNROLL
     key = (name, op, forms, dtypes, "rows", N, U, D)
     kern = compiler.cached_kernel(dev.index, "elementwise", key,
                                   lambda: template.kernel_spec(name, op, forms, dtypes, "rows", N,

@@ -37,7 +37,7 @@ def _launchable_specs(name, op, kinds, dtypes, strided=DIM_BUCKETS, tile=False):
     if strided:
         specs.append(kernel_spec(name, op, kinds, dtypes, "rows", 1, tuning.ROWS_UNROLL, 1))
         if N > 1:
-            specs += [kernel_spec(name, op, forms, dtypes, "rows", N, tuning.VEC_UNROLL, 1)
+            specs += [kernel_spec(name, op, forms, dtypes, "rows", N, tuning.ROWS_VEC_UNROLL, 1)
                       for forms in _rows_forms(name, kinds)]
     if tile:
         specs += tile_specs(name, op, kinds, dtypes)

@@ -12,6 +12,8 @@ VEC_UNROLL = 1
 # moves when an operand rules out vectors (strided rows, unaligned views).
 ROWS_MIN_COLS = 128
 ROWS_UNROLL = 4
+# 16-byte vectors a thread on the rows layout's vector variant (benchmarks/probes/rows_sweep.py).
+ROWS_VEC_UNROLL = 1
 
 # The transposing tile (benchmarks/probes/tile_sweep.py times candidates). Every value is part of
 # the kernel's cache key (through tile_vector, tile_design and the index width), so changing one
