@@ -550,6 +550,33 @@ def test_setitem_basic(a2):
     assert_array_equal(x, np.full((4, 5), 0.5))
 
 
+def test_setitem_one_element_from_0d_arrays(rng):
+    """x[i, i] = v for each row, with v a 0-d array as scikit-learn's diagonal fill passes it (of
+    x's dtype, of another one, and an element of x itself), on a transposed view and with
+    negative indices: only those elements change."""
+    h = rng.standard_normal((7, 5)).astype(np.float32)
+    x = xp.asarray(h)
+    e = h.copy()
+    zero, half = xp.asarray(0.0, dtype=xp.float32), xp.asarray(0.5, dtype=xp.float32)
+    for i in range(5):
+        x[i, i] = zero
+        e[i, i] = 0
+    x[-1, -2] = half
+    e[-1, -2] = 0.5
+    x[6, 0] = x[0, 1]
+    e[6, 0] = e[0, 1]
+    t = x.mT
+    t[1, 5] = xp.asarray(-3.0, dtype=xp.float32)
+    e[5, 1] = -3
+    assert_array_equal(x, e)
+    b = xp.zeros((3, 4), dtype=xp.float64)
+    b[2, 3] = xp.asarray(7, dtype=xp.int8)
+    b[0, -4] = xp.asarray(2.5, dtype=xp.float32)
+    expected = np.zeros((3, 4))
+    expected[2, 3], expected[0, 0] = 7, 2.5
+    assert_array_equal(b, expected)
+
+
 def test_setitem_0d():
     x = xp.asarray(1.0)
     x[()] = 2.0

@@ -192,12 +192,12 @@ def getitem(a, key):
 
 def setitem(a, key, value):
     if _is_basic(key):
-        if value.__class__ is not CudaArray and len(key) == a.ndim and \
-                all(k.__class__ is int for k in key):  # one element: x[i, j] = v
+        if len(key) == a.ndim and all(k.__class__ is int for k in key) and \
+                (value.__class__ is not CudaArray or not value.shape):  # x[i, j] = v
             offset = 0
             for k, stride in zip(key, a.strides):
                 offset += k * stride
-            elementwise.fill_element(a, offset, value)
+            elementwise.set_element(a, offset, value)
             return
         elementwise.assign(basic_view(a, key), value)
         return

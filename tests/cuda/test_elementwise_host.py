@@ -281,9 +281,11 @@ def test_short_rows_keep_the_strided_layout(on_heap):
     assert built == ["ew_add_float32_sfloat32_to_float32_strided3d32"]
 
 
-def test_fill_element_writes_one_element_of_a_view(monkeypatch):
+def test_set_element_writes_one_element_of_a_view(monkeypatch):
     """x[i, j] = v (primitives.setitem's one-element path) on a strided view, for real, bool and
-    complex dtypes: exactly that element changes."""
+    complex dtypes, with v a Python scalar, a 0-d array of the same or another dtype (cast, as
+    scikit-learn's diagonal fill passes it) and a 0-d view of an element of x itself: exactly
+    that element changes."""
     from arrayx.cuda import primitives
     from arrayx.cuda.primitives import basic_view
     heap = Heap()
@@ -291,17 +293,25 @@ def test_fill_element_writes_one_element_of_a_view(monkeypatch):
     dev.default_stream = None
     monkeypatch.setattr(runtime._tls, "current", dev, raising=False)
     monkeypatch.setattr(fast_path.runtime, "get_device", lambda index: dev)
-    monkeypatch.setattr(fast_path, "_element_fills", {})
+    monkeypatch.setattr(fast_path, "_element_kernels", {})
     monkeypatch.setattr(elementwise.dispatch.compiler, "cached_kernel",
                         lambda index, family, key, build: (
                             lambda stream, grid, block, args, keep, nbytes, spec=build():
                             run_kernel(heap, spec, grid, block, args)))
     for dtype, value in ((F32, -2.5), (np.dtype(bool), True), (np.dtype("complex128"), 1 - 2j),
-                         (np.dtype("int16"), -7)):
+                         (np.dtype("int16"), -7), (F32, np.float64(1e-3)), (F64, np.float32(3.5)),
+                         (np.dtype("int16"), np.bool_(True)), (np.dtype("complex64"), np.int8(-4)),
+                         (F32, "own element")):
         host = (np.arange(6 * 9) % 5).astype(dtype).reshape(6, 9)
         view = basic_view(heap.put(host), (slice(1, None, 2), slice(None, None, -1)))
-        primitives.setitem(view, (2, 4), value)
         expected = host.copy()
+        if isinstance(value, str):  # a 0-d view of another element of the same array
+            source, value = basic_view(view, (0, 3)), expected[1::2, ::-1][0, 3] + 0
+        elif isinstance(value, np.generic):
+            source = heap.put(np.asarray(value))
+        else:
+            source = value
+        primitives.setitem(view, (2, 4), source)
         expected[1::2, ::-1][2, 4] = value
         base = CudaArray(view.buffer, host.shape, dtype)
         np.testing.assert_array_equal(heap.get(base), expected)

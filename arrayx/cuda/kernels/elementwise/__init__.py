@@ -14,7 +14,7 @@
 
 from . import ops  # noqa: F401
 from .dispatch import launch  # noqa: F401
-from .fast_path import fill_element  # noqa: F401
+from .fast_path import set_element  # noqa: F401
 from .functions import (as_dtype, assign, astype, binary, copy, fill, overlaps,  # noqa: F401
                         unary, unary_plan, where)
 from .program import elementwise_program  # noqa: F401

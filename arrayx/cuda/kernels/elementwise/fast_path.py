@@ -1,12 +1,12 @@
 """The fast path of unary(), binary(), where() and astype(): contiguous inputs of one shape at one
 phase of the vector size skip launch()'s layout analysis (most of a small call's host time), with
 everything but the pointers looked up once per (operation, input dtypes, device) as a Plan; and of
-``x[i, j] = v`` (fill_element)."""
+``x[i, j] = v`` (set_element)."""
 
 from __future__ import annotations
 
 from ...engine import layout, runtime
-from ...engine.array import new_array
+from ...engine.array import CudaArray, new_array
 from . import tuning
 from .dispatch import new_output, scalar_args, vec_kernel
 from .ops import cast_op
@@ -94,21 +94,33 @@ def run_unary(key, a):
     return None
 
 
-_element_fills: dict = {}  # (dtype, device index) -> the fill kernel of one element
+_element_kernels: dict = {}  # (source dtype or None for a scalar, dtype, device index) -> kernel
 
 
-def fill_element(a, offset: int, value) -> None:
-    """Element `offset` (in elements, from a.ptr) of `a` = the Python scalar `value`: x[i, j] = v
-    with every index an int, which scikit-learn's diagonal fill runs once per row. The kernel is
-    the vec fill launch() picks for one element, launched on one warp without its layout
-    analysis."""
+def set_element(a, offset: int, value) -> None:
+    """Element `offset` (in elements, from a.ptr) of `a` = `value`, a Python scalar or a 0-d
+    CudaArray of any dtype (cast to a's): x[i, j] = v with every index an int, which
+    scikit-learn's diagonal fill runs once per row with a 0-d array. The kernel is the vec fill
+    or cast launch() picks for one element, launched on one warp without its layout analysis
+    (one element: only its scalar path runs, so neither pointer need be aligned)."""
     dt = a.dtype
-    kern = _element_fills.get((dt, a.device_index))
+    source = value.dtype if value.__class__ is CudaArray else None
+    kern = _element_kernels.get((source, dt, a.device_index))
     if kern is None:
-        kern = _element_fills[(dt, a.device_index)] = vec_kernel(
-            a.device_index, "fill", cast_op(dt, dt), ("s",), (dt,), layout.vector_width(dt.itemsize))
+        if source is None:
+            kern = vec_kernel(a.device_index, "fill", cast_op(dt, dt), ("s",), (dt,),
+                              layout.vector_width(dt.itemsize))
+        else:
+            kern = vec_kernel(a.device_index, "cast", cast_op(source, dt), ("a",), (source,),
+                              layout.vector_width(dt.itemsize, source.itemsize))
+        _element_kernels[(source, dt, a.device_index)] = kern
     dev = runtime.get_device(a.device_index)
     if _tls.current is not dev:
         dev.activate()
-    kern(dev.local.stream or dev.default_stream, 1, 32,
-         [a.ptr + offset * dt.itemsize, *scalar_args(value, dt), 1], (a.buffer,), dt.itemsize)
+    stream = dev.local.stream or dev.default_stream
+    if source is None:
+        kern(stream, 1, 32, [a.ptr + offset * dt.itemsize, *scalar_args(value, dt), 1],
+             (a.buffer,), dt.itemsize)
+    else:
+        kern(stream, 1, 32, [a.ptr + offset * dt.itemsize, value.ptr, 1],
+             (a.buffer, value.buffer), dt.itemsize + source.itemsize)
