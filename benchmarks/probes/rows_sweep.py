@@ -3,14 +3,14 @@ BLOCK threads a block, ROWS_VEC_UNROLL 16-byte vectors a thread on the vector va
 ROWS_UNROLL elements a thread on the one-element variant) on the broadcasts and views of
 elementwise_bench.py, beside PyTorch in the same process. Run on the GPU machine:
 
-    python3 benchmarks/probes/rows_sweep.py [--reps 10]
+    python3 benchmarks/probes/rows_sweep.py [--reps 10] [--rounds 2] [--settings 256x1x4,128x2x8]
 
 Cases on a 16384 x 16384 float32 matrix m: `m - m[:, :1]` and `m + m[:1, :]` (the vector
 variant: a row broadcast read once a row, a column broadcast read as vectors) and
 `m[:-2, 1:-1] + m[2:, 1:-1]` (rows off a 16-byte boundary: the one-element variant). Times are
 medians of CUDA-event-timed single calls as ratios to the device-to-device copy of the bytes the
-operation reads and writes, in two rounds, the second in reverse order (the first setting of a
-sweep reads slow); a setting whose rounds disagree by more than a few percent is noise. Every
+operation reads and writes (timed again each round: the clock drifts between rounds), in rounds of alternating order (the first setting of a sweep reads
+slow); a setting whose rounds disagree by more than a few percent is noise. Every
 setting's result is checked against NumPy on sampled rows.
 """
 
@@ -38,7 +38,12 @@ SETTINGS = [(256, 1, 4), (256, 2, 4), (256, 4, 8), (512, 1, 2), (512, 2, 4), (12
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--settings", default="",
+                    help="BLOCKxROWS_VEC_UNROLLxROWS_UNROLL, comma-separated (default: SETTINGS)")
     args = ap.parse_args()
+    settings = [tuple(int(v) for v in s.split("x")) for s in args.settings.split(",")] \
+        if args.settings else SETTINGS
     import arrayx as xp
     from arrayx._registry import set_host_fallback
     from arrayx.cuda.engine import compiler
@@ -65,9 +70,10 @@ def main():
         ew.fast_path.plans.clear()  # plans hold the launch shape they were made with
 
     checked, times, copy_ms = {}, {}, {}
-    for name, (nbytes, _, _) in cases.items():
-        copy_ms[name] = H.copy_time(nbytes // 8, args.reps)
-    for order in (SETTINGS, SETTINGS[::-1]):
+    for rnd in range(args.rounds):
+        for name, (nbytes, _, _) in cases.items():  # each round against its own copy
+            copy_ms.setdefault(name, []).append(H.copy_time(nbytes // 8, args.reps))
+        order = settings if rnd % 2 == 0 else settings[::-1]
         for setting in order:
             configure(*setting)
             for name, (_, fn, ref) in cases.items():
@@ -76,7 +82,7 @@ def main():
                     checked[setting, name] = bool(np.array_equal(got, ref(sample)))
                 times.setdefault((setting, name), []).append(
                     H.gpu_time("arrayx", lambda fn=fn: fn(xp, m), reps=args.reps))
-    configure(*SETTINGS[0])
+    configure(*SETTINGS[0])  # the module's defaults
     torch_ms = {}
     if H.torch is not None:
         tm = H.torch.from_dlpack(m)
@@ -85,17 +91,19 @@ def main():
     compiled = compiler.compile_count() - compiled0
 
     print(f"\n==== elementwise rows-layout sweep ({H.dev.name}), {SIDE} x {SIDE} float32")
-    print("| case | BLOCK x ROWS_VEC_UNROLL x ROWS_UNROLL | round 1 ms | of copy | round 2 ms | "
-          "of copy | check |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    rounds = range(1, args.rounds + 1)
+    print("| case | BLOCK x ROWS_VEC_UNROLL x ROWS_UNROLL | "
+          + " | ".join(f"round {r} ms | of copy" for r in rounds) + " | check |")
+    print("| --- | --- | " + "--- | --- | " * args.rounds + "--- |")
     for name in cases:
         c = copy_ms[name]
-        for setting in SETTINGS:
-            t1, t2 = times[setting, name]
-            print(f"| {name} | {' x '.join(map(str, setting))} | {t1:.4f} | {c / t1:.3f} | "
-                  f"{t2:.4f} | {c / t2:.3f} | {'ok' if checked[setting, name] else 'FAIL'} |")
+        for setting in settings:
+            cells = " | ".join(f"{t:.4f} | {ct / t:.3f}" for t, ct in zip(times[setting, name], c))
+            print(f"| {name} | {' x '.join(map(str, setting))} | {cells} | "
+                  f"{'ok' if checked[setting, name] else 'FAIL'} |")
         if name in torch_ms:
-            print(f"| {name} | PyTorch | {torch_ms[name]:.4f} | {c / torch_ms[name]:.3f} | | | |")
+            print(f"| {name} | PyTorch | {torch_ms[name]:.4f} | {c[-1] / torch_ms[name]:.3f} | "
+                  + "| | " * (args.rounds - 1) + "|")
     print(f"kernels compiled during the sweep: {compiled}")
 
 
