@@ -114,7 +114,11 @@ class Allocator:
                 size = 16
         else:
             size = -(-nbytes // PAGE_BYTES) * PAGE_BYTES
-        with self._lock:
+        # acquire/release rather than `with`: this runs for every kernel output, and the with
+        # statement's __enter__/__exit__ calls cost more than the lock itself
+        lock = self._lock
+        lock.acquire()
+        try:
             ret = self._returned
             if ret:
                 if ret[0][1] == size:
@@ -144,6 +148,8 @@ class Allocator:
             if active > self.peak:
                 self.peak = active
             return ptr, size
+        finally:
+            lock.release()
 
     def _from_cache(self, size):
         if self._returned:

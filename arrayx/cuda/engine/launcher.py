@@ -127,7 +127,9 @@ class Kernel:
         if grid == 0:
             return
         enc = stream.encoder
-        with enc.lock:
+        lock = enc.lock
+        lock.acquire()  # not `with`: its __enter__/__exit__ calls cost more than the lock
+        try:
             deferred = enc.deferred
             if deferred is not None and nbytes < enc.direct_bytes:
                 deferred.append((self, grid, block, args))  # graph mode: captured at commit
@@ -142,3 +144,5 @@ class Kernel:
             enc.bytes += nbytes
             if enc.ops >= enc.batch_ops or enc.bytes >= enc.batch_bytes:
                 enc.commit()
+        finally:
+            lock.release()
