@@ -105,8 +105,8 @@ def moments(name, a, axes, correction, keepdims, dtype):
     """var/std (nanvar/nanstd: NaN as absent) in two passes, the mean then the sum of squared
     deviations d, computed in float64 (complex128) and rounded to `dtype`, less |sum(d)|^2 / n
     (the corrected two-pass form): sums along an outer axis add row after row, and the mean's
-    error e adds n e^2 to the squares, 1e-7 of the variance for 1000 float64 values of mean
-    1e8 and spread 1e-3 (NumPy's own var) and up to 1e-5 in float32; the sum of d removes it."""
+    error e adds n e^2 to the squares, a visible part of the variance when the mean is large
+    beside the spread (NumPy's own var keeps it); the sum of d removes it to first order."""
     work = np.dtype(np.complex128 if a.dtype.kind == "c" else np.float64)
     x = a if a.dtype == work else a.astype(work)
     if name.startswith("nan"):
