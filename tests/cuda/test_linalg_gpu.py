@@ -192,6 +192,51 @@ def test_qr_svd_pinv(B, dev, rng, dtype, shape):
     assert rel_err(get(B, B.pinv(x, None)), np.linalg.pinv(hi(h))) < 100 * bound(dtype, k)
 
 
+@pytest.mark.parametrize("jacobi_k", [(1, 0), (1, 1 << 30)], ids=["gesvd", "jacobi"])
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("shape", [(300, 3), (3, 40), (2, 9, 9), (1, 1), (33, 33), (40, 20)])
+def test_svd_drivers(B, dev, rng, dtype, shape, jacobi_k, monkeypatch):
+    """Both SVD routes (gesvd, and gesvdj for JACOBI_SVD_MIN_K <= k <= JACOBI_SVD_MAX_K) give
+    orthonormal singular vectors, descending singular values equal to NumPy's, and A back;
+    rank-deficient too."""
+    from arrayx.cuda.kernels import linalg
+    monkeypatch.setattr(linalg, "JACOBI_SVD_MIN_K", jacobi_k[0])
+    monkeypatch.setattr(linalg, "JACOBI_SVD_MAX_K", jacobi_k[1])
+    h = rand(rng, shape, dtype)
+    if shape[-1] > 2:
+        h[..., -1] = h[..., 0] * 2      # one singular value is zero
+    k = min(shape[-2:])
+    tol = 30 * bound(dtype, max(shape[-2:]))
+    for full in (False, True):
+        u, s, vh = (get(B, t) for t in B.svd(put(B, dev, h), full))
+        m, n = shape[-2:]
+        assert u.shape == shape[:-2] + ((m, m) if full else (m, k))
+        assert vh.shape == shape[:-2] + ((n, n) if full else (k, n))
+        assert s.dtype == np.dtype(dtype).type(0).real.dtype
+        assert np.all(s[..., :-1] >= s[..., 1:]) and np.all(s >= 0)
+        assert rel_err(np.conj(np.swapaxes(u, -1, -2)) @ u, np.eye(u.shape[-1])) < tol
+        assert rel_err(vh @ np.conj(np.swapaxes(vh, -1, -2)), np.eye(vh.shape[-2])) < tol
+        recon = (u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :]
+        assert rel_err(recon, hi(h)) < tol
+    expected = np.linalg.svd(hi(h), compute_uv=False)
+    assert rel_err(get(B, B.svdvals(put(B, dev, h))), expected) < tol
+    assert rel_err(s, expected) < tol
+
+
+def test_svd_jacobi_not_converging_falls_back_to_gesvd(B, dev, rng, monkeypatch):
+    from arrayx.cuda.kernels import linalg
+    monkeypatch.setattr(linalg, "JACOBI_SVD_MAX_SWEEPS", 1)
+    monkeypatch.setattr(linalg, "JACOBI_SVD_MIN_K", 1)
+    fallbacks = []
+    gesvd = linalg._svd_gesvd
+    monkeypatch.setattr(linalg, "_svd_gesvd", lambda *a: fallbacks.append(1) or gesvd(*a))
+    h = rand(rng, (60, 50), "float64")
+    u, s, vh = (get(B, t) for t in B.svd(put(B, dev, h), False))
+    assert fallbacks == [1]
+    assert rel_err((u * s) @ vh, h) < 30 * bound("float64", 60)
+    assert rel_err(s, np.linalg.svd(h, compute_uv=False)) < 30 * bound("float64", 60)
+
+
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_eig(B, dev, rng, dtype):
     h = rand(rng, (3, 6, 6), dtype)

@@ -1,7 +1,7 @@
 """cuSOLVER's dense API through ctypes (calls.py): the functions arrayx calls (the 64-bit X API,
-and the legacy orgqr/ungqr, which the X API lacks), their constants, and one handle per device
-with its ``cusolverDnParams``, made and bound to streams as cublas.py's handle is; and the status
-every routine reports.
+and the legacy orgqr/ungqr and gesvdj, which the X API lacks), their constants, and one handle
+per device with its ``cusolverDnParams``, made and bound to streams as cublas.py's handle is;
+and the status every routine reports.
 
 Status: cuSOLVER writes one ``info`` per matrix into device memory. ``check_info`` reads it
 back, which is one device-to-host copy and so one synchronisation of the stream per call; it is
@@ -10,7 +10,7 @@ the price of raising LinAlgError for a singular or non-positive-definite matrix.
 
 from __future__ import annotations
 
-from ctypes import c_byte, c_int, c_int64, c_size_t, c_void_p
+from ctypes import POINTER, byref, c_byte, c_int, c_int64, c_size_t, c_void_p
 from enum import IntEnum
 
 import numpy as np
@@ -111,6 +111,48 @@ dorgqr_buffer_size, dorgqr = _with_buffer_size("cusolverDnDorgqr", _ORGQR_ARGS, 
 cungqr_buffer_size, cungqr = _with_buffer_size("cusolverDnCungqr", _ORGQR_ARGS, (_i,), _ORGQR_WORK)
 zungqr_buffer_size, zungqr = _with_buffer_size("cusolverDnZungqr", _ORGQR_ARGS, (_i,), _ORGQR_WORK)
 
+# One-sided Jacobi SVD (legacy API, 32-bit sizes): gesvdj_bufferSize's lwork (an int, in
+# elements) comes before its params argument, so it is passed as a pointer, not as an `out`.
+# (handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv)
+_GESVDJ_ARGS = (_p, _i, _i, _i, _i, _p, _i, _p, _p, _i, _p, _i)
+
+
+def _gesvdj(letter: str):
+    """(<t>gesvdj_buffer_size, <t>gesvdj): the size query takes (handle ... ldv, params) and
+    returns lwork; the routine takes (handle ... ldv, work, lwork, info, params)."""
+    size = library.function(f"cusolverDn{letter}gesvdj_bufferSize", *_GESVDJ_ARGS, POINTER(_i),
+                            _p)
+
+    def buffer_size(*args):
+        lwork = _i()
+        size(*args[:-1], byref(lwork), args[-1])
+        return lwork.value
+
+    return buffer_size, library.function(f"cusolverDn{letter}gesvdj", *_GESVDJ_ARGS, _p, _i, _p, _p)
+
+
+sgesvdj_buffer_size, sgesvdj = _gesvdj("S")
+dgesvdj_buffer_size, dgesvdj = _gesvdj("D")
+cgesvdj_buffer_size, cgesvdj = _gesvdj("C")
+zgesvdj_buffer_size, zgesvdj = _gesvdj("Z")
+create_gesvdj_info = library.function("cusolverDnCreateGesvdjInfo", out=(_p,))
+gesvdj_set_max_sweeps = library.function("cusolverDnXgesvdjSetMaxSweeps", _p, _i)
+gesvdj_set_sort = library.function("cusolverDnXgesvdjSetSortEig", _p, _i)
+_gesvdj_infos: dict = {}  # max sweeps -> gesvdjInfo_t (host-side settings, shared by devices)
+
+
+def gesvdj_info(max_sweeps: int):
+    """gesvdj's settings: singular values sorted in descending order (as LAPACK's), the default
+    tolerance (machine precision) and at most `max_sweeps` sweeps."""
+    info = _gesvdj_infos.get(max_sweeps)
+    if info is None:
+        info = create_gesvdj_info()
+        gesvdj_set_sort(info, 1)
+        gesvdj_set_max_sweeps(info, max_sweeps)
+        info = _gesvdj_infos.setdefault(max_sweeps, info)
+    return info
+
+
 _handles: dict = {}  # device index -> [handle, params, pointer of the stream it is bound to]
 
 
@@ -130,15 +172,20 @@ def info_array(dev, count: int):
     return new_array(dev.index, (max(1, count),), _INT32, dev.allocator)
 
 
-def check_info(info, fname: str, failure: str) -> None:
-    """Wait for the stream and read `info`: a positive entry (the matrix property the routine
-    needs does not hold) raises LinAlgError; a negative one (an argument cuSOLVER rejected) is a
-    bug in arrayx and raises RuntimeError."""
+def read_info(info, fname: str) -> np.ndarray:
+    """Wait for the stream and read `info` back; a negative entry (an argument cuSOLVER
+    rejected) is a bug in arrayx and raises RuntimeError."""
     from ..engine.transfer import to_host
     values = to_host(info)
     if (values < 0).any():
         raise RuntimeError(f"{fname}(): cuSOLVER rejected argument {-int(values.min())} "
                            f"(an arrayx bug; please report it)")
-    if (values > 0).any():
+    return values
+
+
+def check_info(info, fname: str, failure: str) -> None:
+    """read_info, and LinAlgError(`failure`) for a positive entry (the matrix property the
+    routine needs does not hold)."""
+    if (read_info(info, fname) > 0).any():
         from ..._backend import LinAlgError
         raise LinAlgError(f"{fname}(): {failure}")

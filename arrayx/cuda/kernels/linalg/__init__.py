@@ -511,21 +511,78 @@ def _batch_strides(batch: tuple, step: int) -> tuple:
     return tuple(reversed(strides))
 
 
+# The SVD with vectors goes to one-sided Jacobi (gesvdj, PyTorch's default driver too) when the
+# smaller side k is in [JACOBI_SVD_MIN_K, JACOBI_SVD_MAX_K]: there it is faster than gesvd's
+# bidiagonalisation (benchmarks/probes/svd_probe.py), for the tall-skinny matrices of PCA,
+# Ridge and LDA among them. gesvd stays for smaller k, for larger k (not measured there), for
+# singular values alone (gesvd without vectors is faster than Jacobi, which costs the same
+# with or without them), for sizes past gesvdj's 32-bit arguments, and for a matrix Jacobi does
+# not converge on in JACOBI_SVD_MAX_SWEEPS sweeps.
+JACOBI_SVD_MIN_K = 17
+JACOBI_SVD_MAX_K = 1024
+JACOBI_SVD_MAX_SWEEPS = 100
+_GESVDJ = {np.dtype(np.float32): "sgesvdj", np.dtype(np.float64): "dgesvdj",
+           np.dtype(np.complex64): "cgesvdj", np.dtype(np.complex128): "zgesvdj"}
+_INT32_MAX = 2**31 - 1
+
+
 def _svd(a, full_matrices: bool, compute_uv: bool):
     dev = _device(a)
     m, n = a.shape[-2:]
     k = min(m, n)
     batch = a.shape[:-2]
     count = math.prod(batch)
-    real = _real(a.dtype)
-    s = _empty(dev, batch + (k,), real)
-    u_cols, vh_rows = (m, n) if full_matrices else (k, k)
     if count == 0 or k == 0:
+        s = _empty(dev, batch + (k,), _real(a.dtype))
         if not compute_uv:
             return s
         if full_matrices:
             return _identity(dev, batch, m, a.dtype), s, _identity(dev, batch, n, a.dtype)
         return _empty(dev, batch + (m, k), a.dtype), s, _empty(dev, batch + (k, n), a.dtype)
+    side = max(m, n) if full_matrices else k
+    if compute_uv and JACOBI_SVD_MIN_K <= k <= JACOBI_SVD_MAX_K and max(m, n) * side <= _INT32_MAX:
+        out = _svd_jacobi(a, dev, count, full_matrices)
+        if out is not None:
+            return out
+    return _svd_gesvd(a, dev, count, full_matrices, compute_uv)
+
+
+def _svd_jacobi(a, dev, count: int, full_matrices: bool):
+    """(U, S, Vh) by gesvdj of each matrix; None when one did not converge (after one
+    synchronisation)."""
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    batch = a.shape[:-2]
+    work = _column_major_copy(a)        # A column-major (ld m); gesvdj overwrites it
+    s = _empty(dev, batch + (k,), _real(a.dtype))
+    u_cols, v_cols = (m, n) if full_matrices else (k, k)
+    u = _empty(dev, batch + (u_cols, m), a.dtype)     # column-major m x u_cols
+    v = _empty(dev, batch + (v_cols, n), a.dtype)     # column-major n x v_cols
+    jobz, econ = libraries.cusolver.EigMode.VECTOR, 0 if full_matrices else 1
+    params = libraries.cusolver.gesvdj_info(JACOBI_SVD_MAX_SWEEPS)
+    routine = _GESVDJ[a.dtype]
+    solver = _Solver(dev, count)
+    lwork = solver(routine + "_buffer_size", jobz, econ, m, n, work.ptr, m, s.ptr, u.ptr, m,
+                   v.ptr, n, params)
+    ws = _empty(dev, (max(1, lwork),), a.dtype)
+    for p, sp, up, vp, info in _stacked(count, work, s, u, v, solver.info):
+        solver(routine, jobz, econ, m, n, p, m, sp, up, m, vp, n, ws.ptr, lwork, info, params)
+    solver.finish(work, s, u, v, ws)
+    if (libraries.cusolver.read_info(solver.info, "svd") > 0).any():
+        return None
+    # u read row-major is U^T, v read row-major is V^T, and Vh = conj(V^T).
+    if a.dtype.kind == "c":
+        v = _matrix_copy(v, v, conjugate=True)
+    return _swap_last(u), s, v
+
+
+def _svd_gesvd(a, dev, count: int, full_matrices: bool, compute_uv: bool):
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    batch = a.shape[:-2]
+    real = _real(a.dtype)
+    s = _empty(dev, batch + (k,), real)
+    u_cols = m if full_matrices else k
     # gesvd needs rows >= columns. A wide matrix is used as stored: the copy is A^T (n x m)
     # column-major, and A^T = U' S Vh' gives A = Vh'^T S U'^T, where Vh' and U' read row-major are
     # exactly Vh'^T and U'^T. A tall matrix is copied column-major and factorised as is.
