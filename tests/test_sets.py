@@ -242,6 +242,28 @@ def test_unique_large(rng, dtype):
     np.testing.assert_array_equal(rebuilt[ok], a[ok])
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int64", "uint16", "uint64"])
+def test_unique_values_and_counts_of_integers_against_numpy(rng, dtype):
+    """unique_values and unique_counts of bool and integer arrays (on cuda: from the sorted
+    words alone), negative values and the dtype's extremes included, against NumPy."""
+    dt = np.dtype(dtype)
+    n = (1 << 18) + 3
+    if dt == bool:
+        a = rng.integers(0, 2, n).astype(bool)
+    else:
+        info = np.iinfo(dt)
+        a = rng.integers(max(info.min, -300), 300, n).astype(dt)
+        a[rng.integers(0, n, 5)] = info.min
+        a[rng.integers(0, n, 5)] = info.max
+    x = xp.asarray(a)[1:]
+    ref_values, ref_counts = np.unique(a[1:], return_counts=True)
+    values, counts = xp.unique_counts(x)
+    assert values.dtype == x.dtype and counts.dtype == xp.int64
+    assert_array_equal(values, ref_values)
+    assert_array_equal(counts, ref_counts)
+    assert_array_equal(xp.unique_values(x), ref_values)
+
+
 def test_unique_single_element_and_all_nan():
     a = np.array([np.nan, np.nan, np.nan], np.float32)
     out = check_unique_all(xp.asarray(a), a)

@@ -17,7 +17,9 @@ element, the value (gathered from the input through the permutation: the first o
 signed zero as written), its index (the permutation there: the stable sort keeps a group's
 indices ascending) and its start; and for every element its group number at its original
 position (the inverse). counts = next start - start. Values come out in ascending order with
-NaNs last, as NumPy's.
+NaNs last, as NumPy's. Bool and integer values without index or inverse (unique_values,
+unique_counts) sort the words alone, and ``unique_words_scatter`` turns each group's word back
+into its value.
 
 isin: sort the words of x2, then one kernel (``isin_search``) binary-searches each word of x1
 (lower bound, lexicographic over the words) and tests equality; a NaN never matches.
@@ -151,6 +153,23 @@ def unique_scatter_spec(t: str, parts: int) -> compiler.KernelSpec:
     return compiler.KernelSpec(name, src, name, argtypes)
 
 
+def unique_words_scatter_spec(dt: np.dtype) -> compiler.KernelSpec:
+    """unique_scatter without index and inverse for a bool or integer `dt`, from the sorted
+    words alone (no permutation): at a group's first element i writes values[g] = the value of
+    words[i] (for these dtypes the word transform is its own inverse) and starts[g] = i."""
+    t = unsigned(dt).name
+    name = f"unique_words_scatter_{dt.name}"
+    src = PREAMBLE + f"""def {name}(values, starts, flags, groups, words, n):
+    i = cuda.grid(1)
+    if i < n and flags[i] != 0:
+        g = groups[i] - 1
+        values[g] = {_radix_expr("words[i]", dt)}
+        starts[g] = i
+"""
+    argtypes = (f"{t}*", "int64*", "int64*", "int64*", f"{t}*", "int64")
+    return compiler.KernelSpec(name, src, name, argtypes)
+
+
 def isin_search_spec(dt: np.dtype) -> compiler.KernelSpec:
     """out[i] = (a's value i is among the sorted words of b) != invert, for values of `dt`."""
     t = _word_type(dt).name
@@ -249,7 +268,10 @@ def unique(a, return_index, return_inverse, return_counts):
         return (empty(a.dtype), empty(I64) if return_index else None,
                 empty(I64) if return_inverse else None, empty(I64) if return_counts else None)
     flat = _flat(a)
-    words, perm = _sort_words(dev, radix_words(flat), True)
+    # Without index and inverse, bool and integer values come back from their sorted words: the
+    # sort moves keys alone, not (key, position) pairs.
+    from_words = a.dtype.kind in "biu" and not (return_index or return_inverse)
+    words, perm = _sort_words(dev, radix_words(flat), not from_words)
     flags = new_array(dev.index, (n,), I64, alloc)
     elementwise.fill(flags.view((1,), (1,), 0), 1)
     if n > 1:
@@ -267,6 +289,13 @@ def unique(a, return_index, return_inverse, return_counts):
     starts = new_array(dev.index, (m + 1,), I64, alloc)
     index = new_array(dev.index, (m,), I64, alloc) if return_index else None
     inverse = new_array(dev.index, (n,), I64, alloc) if return_inverse else None
+    if from_words:
+        sorted_words = words[0]
+        _launch(dev, unique_words_scatter_spec, (a.dtype,), n,
+                [values.ptr, starts.ptr, flags.ptr, groups.ptr, sorted_words.ptr, n],
+                (values.buffer, starts.buffer, flags.buffer, groups.buffer, sorted_words.buffer),
+                n * (8 * 2 + a.dtype.itemsize))
+        return values, None, None, _counts(starts, m, n) if return_counts else None
     t = _word_type(a.dtype)
     parts = a.dtype.itemsize // t.itemsize
     args = [values.ptr, starts.ptr, index.ptr if index is not None else 0,
@@ -275,12 +304,14 @@ def unique(a, return_index, return_inverse, return_counts):
     keep = tuple(x.buffer for x in (values, starts, index, inverse, flags, groups, perm, flat)
                  if x is not None)
     _launch(dev, unique_scatter_spec, (t.name, parts), n, args, keep, n * (8 * 5 + a.dtype.itemsize))
-    counts = None
-    if return_counts:
-        elementwise.fill(starts.view((1,), (1,), m), n)
-        counts = elementwise.binary("subtract", starts.view((m,), (1,), 1),
-                                    starts.view((m,), (1,), 0), I64)
-    return values, index, inverse, counts
+    return values, index, inverse, _counts(starts, m, n) if return_counts else None
+
+
+def _counts(starts: CudaArray, m: int, n: int) -> CudaArray:
+    """The m group sizes from the groups' m starts (starts holds m + 1 slots)."""
+    elementwise.fill(starts.view((1,), (1,), m), n)
+    return elementwise.binary("subtract", starts.view((m,), (1,), 1), starts.view((m,), (1,), 0),
+                              I64)
 
 
 def isin(a, b, invert):
@@ -339,6 +370,8 @@ def precompile_specs() -> list:
         out += family(f"unique_flag_{dt.name}", _flag_op(dt, words), ("a",) * (2 * words), (t,) * (2 * words),
                       (1,))
         out.append(unique_scatter_spec(t.name, dt.itemsize // t.itemsize))
+        if dt.kind in "biu":
+            out.append(unique_words_scatter_spec(dt))
         out.append(isin_search_spec(dt))
     out.append(gather_spec("uint64"))
     return list({spec.source: spec for spec in out}.values())  # float64 and complex128 share one
