@@ -11,10 +11,10 @@ array or scalar operands, contiguous vectors, strided layouts and transposing ti
 fill, where, clip and the creation kernels), the sort and set kernels, the commonest
 reductions, the common gather/scatter kernels, repeat's, the scans, flag scans, nonzero/mask
 kernels, searchsorted, the row functions' (softmax, logsumexp, the norms) and linalg's own
-(triangle copies, the LU determinant, integer matmul, pinv's scaling, matrix-vector
-products). Keys are the run-time keys (``compiler.cache_key``), so a GPU machine given this
-cache folder compiles nothing for these (64-bit strided variants, for larger arrays, and
-rarer reductions compile on first use). Kernels already in the cache or shipped in the package are skipped; the rest are
+(triangle copies, the LU determinant, integer matmul, pinv's scaling). Keys are the
+run-time keys (``compiler.cache_key``), so a GPU machine given this cache folder compiles
+nothing for these (64-bit strided variants, for larger arrays, and rarer reductions compile on
+first use). Kernels already in the cache or shipped in the package are skipped; the rest are
 compiled in parallel processes, the longest sources first so the slow ones do not end last.
 On a GPU (no --cc) the CUB algorithms of sort, argsort, unique_values and isin are built into
 the same folder afterwards (``warm_libraries``).
@@ -47,7 +47,6 @@ from .kernels.sort import sets
 from .kernels import random
 from .kernels import rows
 from .kernels.linalg import kernels as linalg_kernels
-from .kernels.linalg import matvec
 
 # every family whose kernels are compiled ahead of time (sets lists sort's kernels too)
 FAMILIES = (elementwise, sets, reduce, gather_scatter, manipulation, scan, mask, search,
@@ -80,7 +79,6 @@ SHIPPED_CCS = ((9, 0), (8, 0))
 def specs(only=None):
     out = [spec for family in FAMILIES for spec in family.precompile_specs()]
     out += linalg_kernels.specs()  # linalg's own: triangle copies, LU determinant, integer matmul
-    out += matvec.specs()          # and its matrix-vector products
     if only:
         out = [s for s in out if any(s.name.startswith((f"ew_{n}_", f"red_{n}_", f"{n}_"))
                                      for n in only)]

@@ -3,8 +3,8 @@
     python3 benchmarks/probes/gemv_probe.py [--calls 200] [--shapes 200000x64,16384x64]  (GPU machine)
 
 Logistic regression's gradient steps are `X @ w` and `r @ X` with X tall and skinny (200k x
-64). For each shape, dtype and product this prints the microseconds per call of arrayx (as shipped,
-and through cuBLAS with linalg/matvec.py's kernels switched off), PyTorch and CuPy, two ways:
+64). For each shape, dtype and product this prints the microseconds per call of arrayx, PyTorch
+and CuPy, two ways:
 * back to back: `--calls` calls between two syncs, over the calls (the GPU's rate once the
   host keeps ahead; the kernel's own time);
 * single: one call then a sync, median of `--calls` (what a program that waits sees);
@@ -51,9 +51,6 @@ def main():
     import numpy as np
 
     import arrayx as xp
-    matvec = None
-    if xp.Device(args.device).kind == "cuda":
-        from arrayx.cuda.kernels.linalg import matvec
     libs = {}
     dev = args.device
 
@@ -90,16 +87,8 @@ def main():
                          ("r @ X", lambda: rd @ Xd))
                 for case, fn in cases:
                     b2b, single = per_call_us(fn, sync, args.calls)
-                    print(f"{m} x {n} {dt:8} {case:10} {name:13} back to back {b2b:9.2f} us  "
+                    print(f"{m} x {n} {dt:8} {case:10} {name:7} back to back {b2b:9.2f} us  "
                           f"single {single:9.2f} us", flush=True)
-                if name == "arrayx" and matvec is not None:  # the same products through cuBLAS
-                    limits = matvec.ROWS_MAX_COLS, matvec.COLUMNS_MAX_BYTES
-                    matvec.ROWS_MAX_COLS = matvec.COLUMNS_MAX_BYTES = 0
-                    for case, fn in cases[1:]:
-                        b2b, single = per_call_us(fn, sync, args.calls)
-                        print(f"{m} x {n} {dt:8} {case:10} {'arrayx cuBLAS':13} back to back "
-                              f"{b2b:9.2f} us  single {single:9.2f} us", flush=True)
-                    matvec.ROWS_MAX_COLS, matvec.COLUMNS_MAX_BYTES = limits
 
 
 if __name__ == "__main__":

@@ -2,9 +2,8 @@
 reduce_sim.py and scan_sim.py share. Import it first: it switches numba.cuda to the simulator
 for the whole process (hence the separate processes of test_simulated_kernels.py).
 
-* warp shuffles (down, up, indexed, xor; the simulator has none): a block's threads are Python
-  threads, so a warp's 32 lanes meet at a barrier, deposit their values and read their source
-  lane's;
+* warp shuffles (the simulator has none): a block's threads are Python threads, so a warp's 32
+  lanes meet at a barrier, deposit their values and read their source lane's;
 * shared arrays allocated under a lock (numba's allocation races between a block's threads);
 * Ptr: a raw pointer into a NumPy array, bounds-checked;
 * vload/vstore: vector.py's 16-byte accesses, element by element;
@@ -78,7 +77,6 @@ sys.setswitchinterval(5e-4)  # a warp's 32 threads meet at barriers: hand the GI
 kernelapi.FakeCUDAModule.shfl_down_sync = lambda self, mask, v, d: _exchange(v, lambda l: l + d)
 kernelapi.FakeCUDAModule.shfl_up_sync = lambda self, mask, v, d: _exchange(v, lambda l: l - d)
 kernelapi.FakeCUDAModule.shfl_sync = lambda self, mask, v, src: _exchange(v, lambda l: src)
-kernelapi.FakeCUDAModule.shfl_xor_sync = lambda self, mask, v, m: _exchange(v, lambda l: l ^ m)
 
 
 class Ptr:

@@ -93,44 +93,6 @@ def test_matmul_layouts(B, dev, rng, dtype):
         assert rel_err(got, expected) < bound(dtype, hx.shape[-1])
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("rows, cols", [(20003, 64), (1000, 33), (37, 1024), (5000, 7), (3, 250)])
-def test_matrix_vector_products_of_the_matvec_kernels(B, dev, rng, dtype, rows, cols,
-                                                      monkeypatch):
-    """X @ w, r @ X, X^T @ r and w @ X^T with X's rows or columns contiguous, X contiguous,
-    pitched and offset (a column slice starting at 1: no 16-byte vectors), against float64 NumPy
-    and against cuBLAS's gemv (the kernels switched off)."""
-    from arrayx.cuda.kernels.linalg import matvec
-    used = []
-    product = matvec.product
-    monkeypatch.setattr(matvec, "product", lambda *a: used.append(a[4]) or product(*a))
-    base = rand(rng, (rows, cols + 5), dtype)
-    w, r = rand(rng, (cols, 1), dtype), rand(rng, (1, rows), dtype)
-    xw, xr = put(B, dev, w), put(B, dev, r)
-    big = put(B, dev, base)
-    transposed = put(B, dev, np.ascontiguousarray(base.T))       # (cols + 5, rows): X^T rows
-    for start in (0, 1):
-        hx = base[:, start:start + cols]
-        x = B.getitem(big, (slice(None), slice(start, start + cols)))
-        xt = B.permute_dims(B.getitem(transposed, (slice(start, start + cols),)), (1, 0))  # X
-        for mat in (x, xt):
-            cases = [(mat, xw, hx @ hi(w)), (xr, mat, hi(r) @ hx),
-                     (B.permute_dims(mat, (1, 0)), B.permute_dims(xr, (1, 0)), hx.T @ hi(r.T)),
-                     (B.permute_dims(xw, (1, 0)), B.permute_dims(mat, (1, 0)), hi(w.T) @ hx.T)]
-            for a, b, expected in cases:
-                got = get(B, B.matmul(a, b))
-                assert got.shape == expected.shape and got.dtype == np.dtype(dtype)
-                assert rel_err(got, expected) < 10 * bound(dtype, max(rows, cols))
-                limits = matvec.ROWS_MAX_COLS, matvec.COLUMNS_MAX_BYTES
-                matvec.ROWS_MAX_COLS = matvec.COLUMNS_MAX_BYTES = 0
-                try:
-                    blas = get(B, B.matmul(a, b))
-                finally:
-                    matvec.ROWS_MAX_COLS, matvec.COLUMNS_MAX_BYTES = limits
-                assert rel_err(got, blas) < 10 * bound(dtype, max(rows, cols))
-    assert {"rows", "columns"} <= set(used)
-
-
 @pytest.mark.parametrize("dtype", ["float32", "complex128"])
 def test_matmul_batched_broadcast(B, dev, rng, dtype):
     ha, hb = rand(rng, (4, 1, 8, 6), dtype), rand(rng, (3, 6, 5), dtype)

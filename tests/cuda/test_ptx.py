@@ -229,22 +229,6 @@ def test_isin_search_is_a_loop_over_global_loads():
     assert "ld.global.u64" in ptx and "st.global.u8" in ptx and ".local" not in ptx
 
 
-# --- linalg's matrix-vector kernels (kernels/linalg/matvec.py) ------------------------------------
-
-def test_matvec_kernels_compile_with_vector_loads_and_no_local_memory():
-    from arrayx.cuda.kernels.linalg import matvec
-    specs = matvec.specs()
-    assert {s.name.split("_")[1] for s in specs} == {"rows", "columns", "fold"}
-    for spec in specs:
-        ptx = _ptx(spec)
-        assert ".local" not in ptx, spec.name
-        vector = "_v4_" in spec.name or "_v2_" in spec.name
-        loads_16 = any(_is_16_bytes(m, "ld") for m in _mem_ops(ptx) if m.count(".") >= 3)
-        assert loads_16 == vector, (spec.name, _mem_ops(ptx))
-        if spec.name.split("_")[1] in ("rows", "fold") and not spec.name.endswith("_t1"):
-            assert "shfl.sync.bfly" in ptx, spec.name
-
-
 # ---- reductions (arrayx/cuda/kernels/reduce/) ---------------------------------------------
 
 def _reduce_specs():

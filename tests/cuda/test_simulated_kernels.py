@@ -11,9 +11,7 @@ own because the simulator replaces numba.cuda for the whole process:
 * tile_sim.py: the elementwise transposing tile kernels (scalar, vector, 32 x 32 and byte
   designs) over partial tiles, against NumPy;
 * random_sim.py: the random family's kernels against the CPU backend's streams (bits, floats,
-  normals, integers);
-* matvec_sim.py: linalg's matrix-vector kernels (rows, columns and their fold) on pitched,
-  offset and unaligned matrices, against float64 NumPy.
+  normals, integers).
 """
 
 import ast
@@ -42,8 +40,7 @@ def _listed_cases(script):
 CASES = [("reduce_sim.py", case) for case in _listed_cases("reduce_sim.py")] + \
     [("scan_sim.py", case) for case in _listed_cases("scan_sim.py")] + \
     [("tile_sim.py", case) for case in _listed_cases("tile_sim.py")] + \
-    [("random_sim.py", case) for case in _listed_cases("random_sim.py")] + \
-    [("matvec_sim.py", case) for case in _listed_cases("matvec_sim.py")]
+    [("random_sim.py", case) for case in _listed_cases("random_sim.py")]
 
 
 @pytest.mark.parametrize("script, case", CASES)

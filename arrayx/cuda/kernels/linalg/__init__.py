@@ -7,12 +7,10 @@ column-major is the transpose, and the code uses that instead of transposing cop
   operation flag (N or T) and leading dimension its strides allow, so transposed views (``x.mT``)
   and row slices cost nothing; an operand whose strides cuBLAS cannot express (two non-unit
   strides, negative or zero strides inside a matrix) is copied first. Batch dimensions are
-  collapsed and covered by strided-batched calls (stride 0 for a broadcast operand). One real
-  matrix with contiguous rows or columns times one contiguous vector runs matvec.py's kernels
-  when the contiguous side is short (tall-skinny matrices: ``X @ w``, ``r @ X``); any other
-  matrix times a vector goes to ``cublas<t>gemv`` (gemm with n = 1 is slower). All of this
-  depends only on the layouts and is cached per (shapes, strides): the host time of a call is
-  what small and batched products cost beyond the GPU's.
+  collapsed and covered by strided-batched calls (stride 0 for a broadcast operand). One matrix
+  times one vector goes to ``cublas<t>gemv`` (it reaches the copy bandwidth; gemm with n = 1 does
+  not). All of this depends only on the layouts and is cached per (shapes, strides):
+  the host time of a call is what small and batched products cost beyond the GPU's.
   Integer dtypes, which cuBLAS lacks, run a kernel.
 * Solvers overwrite their input, so each makes one copy anyway. A C-contiguous copy (a memcpy)
   holds A^T column-major: the LU factors of A^T give det, inv (inv(A^T) read row-major is inv(A))
@@ -46,7 +44,7 @@ import numpy as np
 from .. import elementwise
 from ...engine import layout, runtime
 from ... import libraries
-from . import kernels, matvec
+from . import kernels
 from ...engine.array import CudaArray, new_array
 from ...engine.layout import c_strides
 
@@ -240,16 +238,6 @@ def _batches(batch: tuple, *batch_strides):
         yield shape[-1], offsets, [st[-1] for st in strides]
 
 
-class _MatvecPlan(NamedTuple):
-    """A matrix-vector product by matvec.py: the matrix is a (else b^T), rows x inner; `kind`
-    and `ld` as matvec.layout gives them."""
-    a_is_matrix: bool
-    kind: str
-    ld: int
-    rows: int
-    inner: int
-
-
 class _ProductPlan(NamedTuple):
     """How cuBLAS computes a @ b for operands of given shapes and strides (see _product_plan)."""
     out_shape: tuple
@@ -257,7 +245,6 @@ class _ProductPlan(NamedTuple):
     copy_a: bool
     copy_b: bool
     gemv: tuple | None   # (a is the matrix, trans, m, n, ld, vector increment)
-    matvec: _MatvecPlan | None
     op_a: int
     ld_a: int
     op_b: int
@@ -275,7 +262,7 @@ def _product_plan(a_shape, a_strides, b_shape, b_strides, use_gemv) -> _ProductP
     out_shape = batch + (M, N)
     copy_a, op_a, ld_a, a_batch, a_strides = _operand_layout(a_shape, a_strides, batch)
     copy_b, op_b, ld_b, b_batch, b_strides = _operand_layout(b_shape, b_strides, batch)
-    gemv = mv = None
+    gemv = None
     if use_gemv and math.prod(batch) == 1 and 1 in (M, N):
         if N == 1:   # (M x K) @ (K x 1): the matrix is a, the vector b's column
             a_is_matrix, rows, rs, cs, inc = True, M, a_strides[-2], a_strides[-1], b_strides[-2]
@@ -283,9 +270,6 @@ def _product_plan(a_shape, a_strides, b_shape, b_strides, use_gemv) -> _ProductP
             a_is_matrix, rows, rs, cs, inc = False, N, b_strides[-1], b_strides[-2], a_strides[-1]
         op_ld = _gemm_layout(rows, K, rs, cs)
         inc = 1 if K == 1 else inc
-        kind_ld = None if copy_a or copy_b else matvec.layout(rows, K, rs, cs, inc)
-        if kind_ld is not None:
-            mv = _MatvecPlan(a_is_matrix, *kind_ld, rows, K)
         if op_ld is not None and inc >= 1:
             op, ld = op_ld
             # op N: the matrix's transpose is stored column-major (K x rows): y = stored^T v.
@@ -293,8 +277,8 @@ def _product_plan(a_shape, a_strides, b_shape, b_strides, use_gemv) -> _ProductP
             gemv = (a_is_matrix, trans, m, n, ld, inc)
     calls = tuple((count,) + tuple(offsets) + tuple(inner) for count, offsets, inner in
                   _batches(batch, a_batch, b_batch, c_strides(out_shape)[:-2]))
-    return _ProductPlan(out_shape, math.prod(out_shape), copy_a, copy_b, gemv, mv, op_a, ld_a,
-                        op_b, ld_b, calls)
+    return _ProductPlan(out_shape, math.prod(out_shape), copy_a, copy_b, gemv, op_a, ld_a, op_b,
+                        ld_b, calls)
 
 
 class _BlasTypes(NamedTuple):
@@ -335,32 +319,9 @@ def matmul(a, b):
         elementwise.fill(out, 0)
     elif a.dtype.kind in "iu":
         _integer_matmul(dev, out, a, b)
-    elif plan.matvec is not None and matvec.supported(plan.matvec.kind, plan.matvec.rows,
-                                                      plan.matvec.inner, a.dtype):
-        _matvec_product(dev, out, a, b, plan.matvec)
     else:
         _blas_product(dev, out, a, b, plan)
     return out
-
-
-def _matvec_product(dev, out, a, b, plan: _MatvecPlan):
-    """A matrix-vector product by matvec.py's kernels. The matrix Mat is a (M x K, b a column)
-    or b^T (N x K, a a row); matvec.py takes A = Mat ('rows') or Mat^T ('columns'), whichever
-    has contiguous rows, and the vector as a 1-D view."""
-    kind, K = plan.kind, a.shape[-1]
-    if plan.a_is_matrix:
-        M = a.shape[-2]
-        rs, cs = a.strides[-2:]
-        vector = b.view((K,), (b.strides[-2],), b.offset)
-        matrix = a.view((M, K), (rs, 1), a.offset) if kind == "rows" else \
-            a.view((K, M), (cs, 1), a.offset)
-    else:
-        N = b.shape[-1]
-        rs, cs = b.strides[-2:]
-        vector = a.view((K,), (a.strides[-1],), a.offset)
-        matrix = b.view((N, K), (cs, 1), b.offset) if kind == "rows" else \
-            b.view((K, N), (rs, 1), b.offset)
-    matvec.product(dev, out, matrix, vector, kind, plan.ld)
 
 
 def _integer_matmul(dev, out, a, b):
