@@ -22,10 +22,11 @@ HEADERS = {"cublas": (("cublas", "cublas_api.h"), ("cudart", "library_types.h"))
            "cufft": (("cufft", "cufft.h"),)}
 
 # The ctypes type each C type of the declared functions is passed as: enums are int, handles and
-# streams are pointers (cufftHandle is an int).
+# streams are pointers, as is gesvdjInfo_t (cufftHandle is an int).
 _ENUMS = ("cublasOperation_t", "cublasFillMode_t", "cublasComputeType_t", "cublasGemmAlgo_t",
           "cudaDataType", "cudaDataType_t", "cusolverEigMode_t", "cufftType")
-_HANDLES = ("cublasHandle_t", "cusolverDnHandle_t", "cusolverDnParams_t", "cudaStream_t")
+_HANDLES = ("cublasHandle_t", "cusolverDnHandle_t", "cusolverDnParams_t", "gesvdjInfo_t",
+            "cudaStream_t")
 C_TYPES = {"int": ctypes.c_int, "int64_t": ctypes.c_int64, "long long int": ctypes.c_longlong,
            "size_t": ctypes.c_size_t, "signed char": ctypes.c_byte, "cufftHandle": ctypes.c_int,
            **{name: ctypes.c_int for name in _ENUMS},
