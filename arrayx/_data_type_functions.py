@@ -60,22 +60,34 @@ class iinfo_object:
     dtype: np.dtype
 
 
+def _finfo_of(real: np.dtype) -> finfo_object:
+    info = np.finfo(real)
+    return finfo_object(bits=info.bits, eps=float(info.eps), max=float(info.max), min=float(info.min),
+                        smallest_normal=float(info.smallest_normal), dtype=real)
+
+
+def _iinfo_of(dtype: np.dtype) -> iinfo_object:
+    info = np.iinfo(dtype)
+    return iinfo_object(bits=info.bits, max=int(info.max), min=int(info.min), dtype=dtype)
+
+
+# The objects are immutable: one per dtype, made at import (clients call finfo in loops).
+_FINFO = {d: _finfo_of(dt.real_dtype_of(d)) for d in dt.floating_dtypes}
+_IINFO = {d: _iinfo_of(d) for d in dt.integer_dtypes}
+
+
 def finfo(type, /):
     dtype = _dtype_of(type, "finfo", "type")
     if dtype.kind not in "fc":
         raise TypeError(f"finfo() needs a floating-point dtype, got {dtype}")
-    real = dt.real_dtype_of(dtype)
-    info = np.finfo(real)
-    return finfo_object(bits=info.bits, eps=float(info.eps), max=float(info.max), min=float(info.min),
-                        smallest_normal=float(info.smallest_normal), dtype=real)
+    return _FINFO[dtype]
 
 
 def iinfo(type, /):
     dtype = _dtype_of(type, "iinfo", "type")
     if dtype.kind not in "iu":
         raise TypeError(f"iinfo() needs an integer dtype, got {dtype}")
-    info = np.iinfo(dtype)
-    return iinfo_object(bits=info.bits, max=int(info.max), min=int(info.min), dtype=dtype)
+    return _IINFO[dtype]
 
 
 _KINDS = {

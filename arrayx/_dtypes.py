@@ -53,10 +53,16 @@ CATEGORIES = {
 
 _ALL = frozenset(all_dtypes)
 _BY_NAME = {d.name: d for d in all_dtypes}
+# The arrayx dtypes by identity: the common argument is one of them, and an identity lookup
+# costs neither hashing nor ``dtype.name`` (which NumPy builds anew each time, microseconds).
+_BY_ID = {id(d): d for d in all_dtypes}
 
 
 def canonical_dtype(dtype) -> np.dtype:
     """Return the arrayx dtype for ``dtype`` or raise TypeError for anything else."""
+    d = _BY_ID.get(id(dtype))
+    if d is not None:
+        return d
     if isinstance(dtype, np.dtype) and dtype in _ALL:  # (a list would not even hash)
         # arrayx compares dtypes by identity; an equal instance (unpickled) is not the same one
         return _BY_NAME[dtype.name]
