@@ -14,6 +14,10 @@ _KIND_DTYPES = {
     "complex floating": dt.complex_floating_dtypes,
     "numeric": dt.numeric_dtypes,
 }
+# (name, dtype) pairs made once: NumPy builds ``dtype.name`` anew on every read (microseconds),
+# and clients ask for these dictionaries in their inner loops.
+_NAMED_ALL = tuple((d.name, d) for d in dt.all_dtypes)
+_NAMED_KIND = {k: tuple((d.name, d) for d in dtypes) for k, dtypes in _KIND_DTYPES.items()}
 
 
 class __array_namespace_info__:
@@ -38,13 +42,13 @@ class __array_namespace_info__:
         if device is not None:
             parse_device(device)
         if kind is None:
-            return {d.name: d for d in dt.all_dtypes}
+            return dict(_NAMED_ALL)
         kinds = kind if isinstance(kind, tuple) else (kind,)
         out = {}
         for k in kinds:
-            if k not in _KIND_DTYPES:
+            if k not in _NAMED_KIND:
                 raise ValueError(f"dtypes(): unknown kind {k!r}; expected one of {sorted(_KIND_DTYPES)}")
-            out.update((d.name, d) for d in _KIND_DTYPES[k])
+            out.update(_NAMED_KIND[k])
         return out
 
 
