@@ -16,28 +16,21 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
-import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from harness import Harness  # noqa: E402
 
 
 def per_call_us(fn, sync, calls):
-    fn()
-    sync()
-    t0 = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    sync()
-    back_to_back = (time.perf_counter() - t0) / calls * 1e6
-    single = []
-    for _ in range(calls):
-        t0 = time.perf_counter()
-        fn()
-        sync()
-        single.append((time.perf_counter() - t0) * 1e6)
-    return back_to_back, statistics.median(single)
+    """(back to back, single) microseconds per call: `calls` calls between two syncs, and the
+    median of `calls` single calls each followed by a sync."""
+    back_to_back = Harness.host_time(fn, sync, n=calls, warmup=1, repeats=1)
+    single = Harness.wall_time(fn, sync, warmup=0, reps=calls)["median"] * 1e3
+    return back_to_back, single
 
 
 def main():

@@ -22,26 +22,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import statistics
-import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, os.path.dirname(HERE))
 
-
-def timed(fn, sync, reps, budget_s=1.5):
-    """Median, min and max ms of up to `reps` calls (fewer past `budget_s`)."""
-    fn()
-    sync()
-    out = []
-    start = time.perf_counter()
-    for _ in range(reps):
-        if out and time.perf_counter() - start > budget_s:
-            break
-        t0 = time.perf_counter()
-        fn()
-        sync()
-        out.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(out), min(out), max(out)
+from harness import Harness  # noqa: E402
 
 
 def main():
@@ -77,7 +63,8 @@ def main():
 
             def report(route, fn, sync, recon):
                 try:
-                    med, lo, hi = timed(fn, sync, args.reps)
+                    t = Harness.wall_time(fn, sync, warmup=1, reps=args.reps, budget_s=1.5)
+                    med, lo, hi = t["median"], t["min"], t["max"]
                     err = recon(fn()) / norm if recon else float("nan")
                 except Exception as e:  # a driver a build lacks, or a failure to report
                     print(f"{label:24} {route:34} failed: {type(e).__name__}: {e}", flush=True)
