@@ -19,6 +19,10 @@ import numpy as np
 from . import _settings
 from ._devices import CPU, Device
 
+# The operands a binary operator hands to its namespace function besides arrays: Python's
+# scalars and NumPy's (the function then checks their kinds).
+_SCALARS = (bool, int, float, complex, np.generic)
+
 _SUPPORTED_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
 
@@ -122,14 +126,21 @@ class Array:
         return _ns.matrix_transpose(self)
 
     # --- arithmetic operators -------------------------------------------------------------
-    # A Python scalar operand is weak (it takes the array's dtype); any other non-array operand
-    # raises TypeError from the namespace function, so no operator returns NotImplemented.
+    # A Python scalar operand is weak (it takes the array's dtype). For an operand that is neither
+    # an array nor a scalar, a binary operator returns NotImplemented, as Python's data model
+    # asks: the other operand's reflected method then gets its turn (SciPy's LinearOperator
+    # implements `array @ operator` that way), and Python raises TypeError when it has none.
+    # In-place operators raise TypeError themselves: falling back would rebind the name.
     def __add__(self, other: Array | int | float | complex, /) -> Array:
         """``self + other``: :func:`arrayx.add`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.add(self, other)
 
     def __radd__(self, other: Array | int | float | complex, /) -> Array:
         """``other + self``: :func:`arrayx.add`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.add(other, self)
 
     def __iadd__(self, other: Array | int | float | complex, /) -> Array:
@@ -138,10 +149,14 @@ class Array:
 
     def __sub__(self, other: Array | int | float | complex, /) -> Array:
         """``self - other``: :func:`arrayx.subtract`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.subtract(self, other)
 
     def __rsub__(self, other: Array | int | float | complex, /) -> Array:
         """``other - self``: :func:`arrayx.subtract`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.subtract(other, self)
 
     def __isub__(self, other: Array | int | float | complex, /) -> Array:
@@ -150,10 +165,14 @@ class Array:
 
     def __mul__(self, other: Array | int | float | complex, /) -> Array:
         """``self * other``: :func:`arrayx.multiply`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.multiply(self, other)
 
     def __rmul__(self, other: Array | int | float | complex, /) -> Array:
         """``other * self``: :func:`arrayx.multiply`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.multiply(other, self)
 
     def __imul__(self, other: Array | int | float | complex, /) -> Array:
@@ -162,10 +181,14 @@ class Array:
 
     def __truediv__(self, other: Array | int | float | complex, /) -> Array:
         """``self / other``: :func:`arrayx.divide`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.divide(self, other)
 
     def __rtruediv__(self, other: Array | int | float | complex, /) -> Array:
         """``other / self``: :func:`arrayx.divide`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.divide(other, self)
 
     def __itruediv__(self, other: Array | int | float | complex, /) -> Array:
@@ -174,10 +197,14 @@ class Array:
 
     def __floordiv__(self, other: Array | int | float, /) -> Array:
         """``self // other``: :func:`arrayx.floor_divide`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.floor_divide(self, other)
 
     def __rfloordiv__(self, other: Array | int | float, /) -> Array:
         """``other // self``: :func:`arrayx.floor_divide`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.floor_divide(other, self)
 
     def __ifloordiv__(self, other: Array | int | float, /) -> Array:
@@ -186,10 +213,14 @@ class Array:
 
     def __mod__(self, other: Array | int | float, /) -> Array:
         """``self % other``: :func:`arrayx.remainder`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.remainder(self, other)
 
     def __rmod__(self, other: Array | int | float, /) -> Array:
         """``other % self``: :func:`arrayx.remainder`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.remainder(other, self)
 
     def __imod__(self, other: Array | int | float, /) -> Array:
@@ -198,10 +229,14 @@ class Array:
 
     def __pow__(self, other: Array | int | float | complex, /) -> Array:
         """``self ** other``: :func:`arrayx.pow` (no three-argument ``pow``)."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.pow(self, other)
 
     def __rpow__(self, other: Array | int | float | complex, /) -> Array:
         """``other ** self``: :func:`arrayx.pow`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.pow(other, self)
 
     def __ipow__(self, other: Array | int | float | complex, /) -> Array:
@@ -211,10 +246,14 @@ class Array:
     # --- matrix multiplication ------------------------------------------------------------
     def __matmul__(self, other: Array, /) -> Array:
         """``self @ other``: :func:`arrayx.matmul`."""
+        if type(other) is not Array:
+            return NotImplemented
         return _ns.matmul(self, other)
 
     def __rmatmul__(self, other: Array, /) -> Array:
         """``other @ self``: :func:`arrayx.matmul`."""
+        if type(other) is not Array:
+            return NotImplemented
         return _ns.matmul(other, self)
 
     def __imatmul__(self, other: Array, /) -> Array:
@@ -231,10 +270,14 @@ class Array:
     # --- bitwise operators ----------------------------------------------------------------
     def __and__(self, other: Array | int | bool, /) -> Array:
         """``self & other``: :func:`arrayx.bitwise_and`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.bitwise_and(self, other)
 
     def __rand__(self, other: Array | int | bool, /) -> Array:
         """``other & self``: :func:`arrayx.bitwise_and`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.bitwise_and(other, self)
 
     def __iand__(self, other: Array | int | bool, /) -> Array:
@@ -243,10 +286,14 @@ class Array:
 
     def __or__(self, other: Array | int | bool, /) -> Array:
         """``self | other``: :func:`arrayx.bitwise_or`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.bitwise_or(self, other)
 
     def __ror__(self, other: Array | int | bool, /) -> Array:
         """``other | self``: :func:`arrayx.bitwise_or`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.bitwise_or(other, self)
 
     def __ior__(self, other: Array | int | bool, /) -> Array:
@@ -255,10 +302,14 @@ class Array:
 
     def __xor__(self, other: Array | int | bool, /) -> Array:
         """``self ^ other``: :func:`arrayx.bitwise_xor`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.bitwise_xor(self, other)
 
     def __rxor__(self, other: Array | int | bool, /) -> Array:
         """``other ^ self``: :func:`arrayx.bitwise_xor`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.bitwise_xor(other, self)
 
     def __ixor__(self, other: Array | int | bool, /) -> Array:
@@ -267,10 +318,14 @@ class Array:
 
     def __lshift__(self, other: Array | int, /) -> Array:
         """``self << other``: :func:`arrayx.bitwise_left_shift`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.bitwise_left_shift(self, other)
 
     def __rlshift__(self, other: Array | int, /) -> Array:
         """``other << self``: :func:`arrayx.bitwise_left_shift`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.bitwise_left_shift(other, self)
 
     def __ilshift__(self, other: Array | int, /) -> Array:
@@ -279,10 +334,14 @@ class Array:
 
     def __rshift__(self, other: Array | int, /) -> Array:
         """``self >> other``: :func:`arrayx.bitwise_right_shift`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.bitwise_right_shift(self, other)
 
     def __rrshift__(self, other: Array | int, /) -> Array:
         """``other >> self``: :func:`arrayx.bitwise_right_shift`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.bitwise_right_shift(other, self)
 
     def __irshift__(self, other: Array | int, /) -> Array:
@@ -293,29 +352,41 @@ class Array:
     # Python reflects a comparison with a scalar on the left (`1 < x` is `x > 1`) itself.
     def __lt__(self, other: Array | int | float, /) -> Array:
         """``self < other``: :func:`arrayx.less`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.less(self, other)
 
     def __le__(self, other: Array | int | float, /) -> Array:
         """``self <= other``: :func:`arrayx.less_equal`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.less_equal(self, other)
 
     def __gt__(self, other: Array | int | float, /) -> Array:
         """``self > other``: :func:`arrayx.greater`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.greater(self, other)
 
     def __ge__(self, other: Array | int | float, /) -> Array:
         """``self >= other``: :func:`arrayx.greater_equal`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.greater_equal(self, other)
 
     # The standard's == and != are elementwise and return arrays, not bool.
     def __eq__(  # type: ignore[override]
             self, other: Array | int | float | complex | bool, /) -> Array:
         """``self == other``: :func:`arrayx.equal`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.equal(self, other)
 
     def __ne__(  # type: ignore[override]
             self, other: Array | int | float | complex | bool, /) -> Array:
         """``self != other``: :func:`arrayx.not_equal`."""
+        if type(other) is not Array and not isinstance(other, _SCALARS):
+            return NotImplemented
         return _ns.not_equal(self, other)
 
     # --- unary operators ------------------------------------------------------------------

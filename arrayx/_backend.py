@@ -83,7 +83,9 @@ PRIMITIVES = {
     "empty": "(device, shape, dtype) -> native, uninitialised.",
     "full": "(device, shape, fill_value: Python scalar, dtype) -> native.",
     "arange": "(device, start, step, length: int, dtype) -> native: start + i*step, i < length.",
-    "linspace": "(device, start, stop, num, dtype, endpoint) -> native (start/stop may be complex).",
+    "linspace": "(device, start, stop, num, dtype, endpoint, precision) -> native: NumPy's "
+                "linspace computed in `precision` (float32 or float64, or its complex counterpart "
+                "for complex bounds) and rounded to dtype (start/stop may be complex).",
     "eye": "(device, n_rows, n_cols, k, dtype) -> native.",
     "triangle": "(a, k, upper: bool) -> native: tril (upper=False) or triu of the last two axes.",
     "from_dlpack": "(device, obj, copy) -> native: import a DLPack producer living on `device`.",

@@ -339,6 +339,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     An integer (or bool) dtype gives NumPy's result: the float64 sequence, floored toward -inf
     for integers, then cast; bounds whose values the dtype cannot hold are refused."""
     device = resolve_device(device)
+    precision = _linspace_precision(start, stop)
     start, stop = _python_number(start, "linspace", "start"), _python_number(stop, "linspace", "stop")
     for name, v in (("start", start), ("stop", stop)):
         if isinstance(v, bool) or not isinstance(v, (int, float, complex)):
@@ -357,13 +358,30 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     check_size(num, dtype, device, "linspace", f"num={num}")
     endpoint = bool(endpoint)
     if dtype.kind in "fc":
-        return Array._new(device.backend.linspace(device, start, stop, num, dtype, endpoint), device)
+        return Array._new(device.backend.linspace(device, start, stop, num, dtype, endpoint,
+                                                  precision), device)
     _check_integer_linspace(start, stop, num, endpoint, dtype)
     backend = device.backend
-    y = backend.linspace(device, start, stop, num, dt.float64, endpoint)
+    y = backend.linspace(device, start, stop, num, precision, endpoint, precision)
     if dtype is not dt.bool:
         y = backend.unary("floor", y)
     return Array._new(backend.astype(y, dtype, True), device)
+
+
+# Result types of the bounds for which NumPy's linspace computes in single precision (half too:
+# arrayx has no float16 arrays, but a NumPy float16 scalar may come as a bound).
+_SINGLE_PRECISION = frozenset((np.dtype(np.float16), dt.float32, dt.complex64))
+
+
+def _linspace_precision(start, stop):
+    """The real dtype NumPy's linspace computes in: that of its bounds' result type, where Python
+    numbers are weak (NEP 50). Python numbers alone give float64; float32 (or complex64) arrays
+    and NumPy scalars give float32, unless a float64 one comes with them."""
+    strong = [v.dtype for v in (start, stop) if type(v) is Array or isinstance(v, (np.generic,
+                                                                                   np.ndarray))]
+    if strong and np.result_type(*strong, 0.0) in _SINGLE_PRECISION:
+        return dt.float32
+    return dt.float64
 
 
 def _check_integer_linspace(start, stop, num, endpoint, dtype):

@@ -66,11 +66,19 @@ def prod(x, /, *, axis=None, dtype=None, keepdims=False):
     return _reduce("prod", x, axis, keepdims, _accumulation_dtype(x, dtype, "prod"), "prod")
 
 
+# The extremum of booleans (beyond the standard, which says "should" be real numeric; NumPy,
+# CuPy and PyTorch take bool, and SciPy's describe() passes it): the largest is any(), the
+# smallest all().
+_BOOL_EXTREMUM = {"max": "any", "nanmax": "any", "min": "all", "nanmin": "all"}
+
+
 def _extremum(name, x, axis, keepdims, reduction=None, argname="x"):
     """max/min and nanmax/nanmin: validate, then the backend's `reduction` (default `name`)."""
     check_array(x, name, argname)
-    if x.dtype not in _REAL_NUMERIC:
-        raise TypeError(f"{name}() requires a real numeric dtype, got {x.dtype}")
+    if x.dtype is dt.bool:
+        reduction = _BOOL_EXTREMUM[name]
+    elif x.dtype not in _REAL_NUMERIC:
+        raise TypeError(f"{name}() requires a real numeric or bool dtype, got {x.dtype}")
     axes = normalize_axes(axis, x.ndim, name)
     device = x._device
     if not axes:

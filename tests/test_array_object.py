@@ -231,24 +231,76 @@ BINARY_FORMS = [(f"__{op}__", f"__r{op}__", f"__i{op}__") for op in _BINARY] + \
 
 @pytest.mark.parametrize("forms", BINARY_FORMS, ids=lambda f: f[0])
 def test_every_operator_rejects_non_numbers(forms):
+    """A forward or reflected operator returns NotImplemented for an operand that is neither an
+    array nor a scalar (Python then tries the other operand, and raises TypeError); an in-place
+    one raises TypeError itself and writes nothing."""
     a = np.array([[1.0, 2.0], [3.0, 4.0]])
-    for other in ("a", None, [1.0, 2.0], (1.0,), object(), b"1"):
-        for name in filter(None, forms):
-            x = xp.asarray(a, copy=True)
-            with pytest.raises(TypeError):  # raised, never NotImplemented returned
-                getattr(x, name)(other)
-            assert_array_equal(x, a)  # a failed in-place operator wrote nothing
+    forward, reflected, in_place = forms
+    for other in ("a", None, [1.0, 2.0], (1.0,), object(), b"1", np.array([1.0, 2.0])):
+        x = xp.asarray(a, copy=True)
+        for name in filter(None, (forward, reflected)):
+            assert getattr(x, name)(other) is NotImplemented
+        if in_place is not None:
+            with pytest.raises(TypeError):
+                getattr(x, in_place)(other)
+            assert_array_equal(x, a)
 
 
 @pytest.mark.parametrize("op", [operator.add, operator.sub, operator.mul, operator.truediv,
                                 operator.floordiv, operator.mod, operator.pow, operator.matmul,
                                 operator.and_, operator.or_, operator.xor, operator.lshift,
-                                operator.rshift, operator.lt, operator.eq])
-def test_operators_with_a_non_number_on_the_left(op):
+                                operator.rshift, operator.lt, operator.ge])
+def test_operators_with_a_non_number_on_either_side(op):
     x = xp.asarray([1, 2])
-    for other in (None, object(), [1, 2]):
+    # Once both sides decline, `seq * x` is Python's sequence repetition (operator.index(x)
+    # refuses two elements with ValueError) and `"a" % x` is string formatting.
+    others = (None, object()) + (() if op in (operator.mul, operator.mod) else ([1, 2], "a"))
+    for other in others:
         with pytest.raises(TypeError):
             op(other, x)
+        with pytest.raises(TypeError):
+            op(x, other)
+
+
+def test_equality_with_a_non_number_is_pythons_identity_fallback():
+    # Neither side knows the other: Python compares identities, as for any two objects.
+    x = xp.asarray([1, 2])
+    for other in (None, object(), "a"):
+        assert (x == other) is False and (other == x) is False
+        assert (x != other) is True and (other != x) is True
+
+
+class _Operator:
+    """An object implementing the reflected operators, as SciPy's LinearOperator does."""
+
+    def __rmatmul__(self, other):
+        return ("rmatmul", other)
+
+    def __radd__(self, other):
+        return ("radd", other)
+
+    def __rlt__(self, other):  # not a Python hook: `x < obj` tries obj.__gt__
+        raise AssertionError("never called")
+
+    def __gt__(self, other):
+        return ("gt", other)
+
+    def __eq__(self, other):
+        return ("eq", other)
+
+    __hash__ = object.__hash__
+
+
+def test_an_operand_with_reflected_methods_gets_its_turn():
+    x = xp.asarray([[1.0, 2.0], [3.0, 4.0]])
+    op = _Operator()
+    for result, name in ((x @ op, "rmatmul"), (x + op, "radd"), (x < op, "gt"),
+                         (x == op, "eq")):
+        assert result[0] == name and result[1] is x
+    with pytest.raises(TypeError):
+        x - op
+    with pytest.raises(TypeError):
+        x += op
 
 
 @pytest.mark.parametrize("op", _BINARY)

@@ -355,6 +355,52 @@ def test_linspace_integer_dtype_as_numpy(start, stop, num, endpoint, dtype):
     assert_array_equal(xp.linspace(start, stop, num, endpoint=endpoint, dtype=getattr(xp, dtype)), expected)
 
 
+def _bound(value, how):
+    """A bound as a client passes it: a NumPy scalar, a 0-d NumPy array or a 0-d arrayx array."""
+    if how == "numpy scalar":
+        return value
+    if how == "numpy 0-d":
+        return np.asarray(value)
+    return xp.asarray(np.asarray(value))
+
+
+@pytest.mark.parametrize("how", ["numpy scalar", "numpy 0-d", "arrayx 0-d"])
+@pytest.mark.parametrize("bound_type", [np.float32, np.complex64, np.float64])
+@pytest.mark.parametrize("dtype", [None, "float32", "float64", "complex64", "int32"])
+def test_linspace_computes_in_the_precision_of_its_bounds_as_numpy(rng, how, bound_type, dtype):
+    # NumPy computes in its bounds' result type (float32 bounds: float32 arithmetic, each step
+    # rounded) and casts at the end; SciPy's histograms rely on edges equal to NumPy's.
+    if bound_type is np.complex64 and dtype in ("int32", "float32", "float64"):
+        with pytest.raises(TypeError, match="complex dtype"):  # NumPy drops the imaginary parts
+            xp.linspace(_bound(np.complex64(1j), how), 1, 3, dtype=getattr(xp, dtype))
+        return
+    for _ in range(6):
+        lo, hi = sorted(rng.uniform(-50, 50, size=2))
+        if bound_type is np.complex64:
+            lo, hi = lo + 1j * hi, hi - 0.5j * lo
+        num, endpoint = int(rng.integers(0, 40)), bool(rng.integers(2))
+        start, stop = bound_type(lo), bound_type(hi)
+        expected = np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
+        got = xp.linspace(_bound(start, how), _bound(stop, how), num, endpoint=endpoint,
+                          dtype=None if dtype is None else getattr(xp, dtype))
+        # no dtype: the standard's default (float64 or complex128) holds NumPy's values exactly
+        want = dtype or ("complex128" if bound_type is np.complex64 else "float64")
+        assert got.dtype == getattr(xp, want)
+        assert_array_equal(got, expected.astype(want))
+    # a step that underflows to zero: NumPy divides first, then scales by stop - start
+    tiny = np.float32(1e-38)
+    expected = np.linspace(np.float32(0), tiny, 7, dtype=np.float32)
+    assert_array_equal(xp.linspace(_bound(np.float32(0), how), _bound(tiny, how), 7,
+                                   dtype=xp.float32), expected)
+
+
+def test_linspace_with_python_bounds_computes_in_float64():
+    # Python numbers are weak: NumPy computes in float64 and rounds once to float32
+    expected = np.linspace(0.1, 0.7, 23, dtype=np.float32)
+    assert_array_equal(xp.linspace(0.1, 0.7, 23, dtype=xp.float32), expected)
+    assert_array_equal(xp.linspace(np.float64(0.1), 0.7, 23, dtype=xp.float32), expected)
+
+
 @pytest.mark.parametrize("dtype", ["uint8", "uint16", "uint32", "uint64"])
 def test_linspace_unsigned_dtype_as_numpy(rng, dtype):
     for _ in range(5):

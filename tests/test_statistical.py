@@ -337,10 +337,26 @@ def test_max_min_empty_raises(fn):
 
 
 @pytest.mark.parametrize("fn", ["max", "min"])
-def test_max_min_reject_complex_and_bool(fn):
-    for a in (np.ones(3, dtype=np.complex64), np.ones(3, dtype=bool)):
-        with pytest.raises(TypeError, match=fn):
-            getattr(xp, fn)(xp.asarray(a))
+def test_max_min_reject_complex(fn):
+    with pytest.raises(TypeError, match=fn):
+        getattr(xp, fn)(xp.asarray(np.ones(3, dtype=np.complex64)))
+
+
+@pytest.mark.parametrize("fn", ["max", "min", "nanmax", "nanmin"])
+@pytest.mark.parametrize("axis", AXES)
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_max_min_of_bool_as_numpy(rng, fn, axis, keepdims):
+    # random rows, plus an all-True and an all-False slice along each axis
+    a = rng.random((3, 4, 5)) < 0.5
+    a[0], a[1, :, 0] = True, False
+    for view in (a, a[:, 1:, ::2]):
+        r = getattr(xp, fn)(xp.asarray(view), axis=axis, keepdims=keepdims)
+        expected = getattr(np, fn)(view, axis=axis, keepdims=keepdims)
+        assert r.dtype == xp.bool
+        assert_array_equal(r, expected)
+    for empty_axis in (None, 0):
+        with pytest.raises(ValueError):
+            getattr(xp, fn)(xp.asarray(np.zeros((0, 2), bool)), axis=empty_axis)
 
 
 # --- mean / var / std ----------------------------------------------------------------------

@@ -26,8 +26,13 @@ def arange(device, start, step, length, dtype):
     return (np.arange(length, dtype=np.float64) * step + start).astype(dtype, copy=False)
 
 
-def linspace(device, start, stop, num, dtype, endpoint):
-    return np.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
+def linspace(device, start, stop, num, dtype, endpoint, precision):
+    # NumPy computes in the result type of its bounds: bounds of `precision`'s type make it so.
+    if isinstance(start, complex) or isinstance(stop, complex):
+        scalar = np.result_type(precision, np.complex64).type
+    else:
+        scalar = np.dtype(precision).type
+    return np.linspace(scalar(start), scalar(stop), num, endpoint=endpoint, dtype=dtype)
 
 
 def eye(device, n_rows, n_cols, k, dtype):

@@ -57,14 +57,16 @@ def arange(device, start, step, length, dtype):
     return _index_op(device, "arange", op, (start, step), dts, (length,))
 
 
-def linspace(device, start, stop, num, dtype, endpoint):
-    dtype = np.dtype(dtype)
-    op, dts = ops.linspace_op(dtype)
-    cast = complex if dtype.kind == "c" else float
-    start, stop = cast(start), cast(stop)
+def linspace(device, start, stop, num, dtype, endpoint, precision):
+    dtype, precision = np.dtype(dtype), np.dtype(precision)
+    op, dts = ops.linspace_op(dtype, precision)
+    # the step as NumPy works it out: in the precision's scalars, each operation rounded
+    scalar = dts[0].type
+    start, stop = scalar(start), scalar(stop)
     div = (num - 1) if endpoint else num
-    delta = stop - start
-    step = delta / div if div > 0 else delta
+    with np.errstate(all="ignore"):
+        delta = stop - start
+        step = delta / scalar(div) if div > 0 else delta
     scale, divisor = (step, 1.0) if div <= 0 or step != 0 else (delta, float(div))
     last = num - 1 if endpoint and num > 1 else -1
     return _index_op(device, "linspace", op, (start, scale, divisor, stop, last), dts, (num,))

@@ -378,16 +378,21 @@ def arange_op(dt: np.dtype) -> tuple:
     return Op("libdevice.dadd_rn(libdevice.dmul_rn(float64(IDX), x1), x0)", (), dt), (F64, F64)
 
 
-def linspace_op(dt: np.dtype) -> tuple:
-    """(Op, operand dtypes) of NumPy's linspace in float64 (complex128): x0 + (IDX / x2) * x1,
-    with x1 = step and x2 = 1, or x1 = stop - start and x2 = the divisor when the step underflows;
-    element x4 (the endpoint, or -1) is x3 = stop exactly."""
+def linspace_op(dt: np.dtype, precision: np.dtype) -> tuple:
+    """(Op, operand dtypes) of NumPy's linspace in `precision` (float32 or float64; complex
+    bounds: its complex counterpart), each step rounded as NumPy rounds it: x0 + (IDX / x2) * x1,
+    with x1 = step and x2 = 1, or x1 = stop - start and x2 = the divisor when the step
+    underflows; element x4 (the endpoint, or -1) is x3 = stop exactly."""
+    if precision == F32:
+        real, cplx, index, add, mul = F32, C64, "float32(IDX)", "fadd_rn", "fmul_rn"
+    else:
+        real, cplx, index, add, mul = F64, C128, "float64(IDX)", "dadd_rn", "dmul_rn"
+    part = f"libdevice.{add}(libdevice.{mul}({index} / x2, x1{{p}}), x0{{p}})"
+    last = np.dtype("int64")
     if dt.kind == "c":
-        part = ("libdevice.dadd_rn(libdevice.dmul_rn(float64(IDX) / x2, x1.{p}), x0.{p})")
-        expr = f"(x3 if IDX == x4 else complex({part.format(p='real')}, {part.format(p='imag')}))"
-        return Op(expr, (), dt), (C128, C128, F64, C128, np.dtype("int64"))
-    expr = "(x3 if IDX == x4 else libdevice.dadd_rn(libdevice.dmul_rn(float64(IDX) / x2, x1), x0))"
-    return Op(expr, (), dt), (F64, F64, F64, F64, np.dtype("int64"))
+        value = f"complex({part.format(p='.real')}, {part.format(p='.imag')})"
+        return Op(f"(x3 if IDX == x4 else {value})", (), dt), (cplx, cplx, real, cplx, last)
+    return Op(f"(x3 if IDX == x4 else {part.format(p='')})", (), dt), (real, real, real, real, last)
 
 
 def eye_op(dt: np.dtype) -> Op:

@@ -73,8 +73,9 @@ def precompile_specs() -> list:
             op, dts = ops.arange_op(dt)
             out += _launchable_specs("arange", op, ("s", "s"), dts, strided=())
         if dt.kind in "fc":
-            op, dts = ops.linspace_op(dt)
-            out += _launchable_specs("linspace", op, ("s",) * 5, dts, strided=())
+            for precision in (ops.F64, ops.F32):
+                op, dts = ops.linspace_op(dt, precision)
+                out += _launchable_specs("linspace", op, ("s",) * 5, dts, strided=())
         out += _launchable_specs("eye", ops.eye_op(dt), ("s", "s"), (_I64, _I64), strided=())
         for upper in (False, True):
             out += _launchable_specs("triu" if upper else "tril", ops.triangle_op(dt, upper),
