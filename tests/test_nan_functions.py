@@ -199,16 +199,16 @@ def test_integer_and_bool_input_act_as_the_plain_functions(rng, dtype, axis):
         if fn in ("nanmean", "nanvar", "nanstd") and dtype == "bool":
             continue  # mean and var refuse bool (below)
         check(getattr(xp, fn)(x, axis=axis), reference(fn, a, axis=axis))
+    for fn in ("nanmax", "nanmin"):  # bool too, as NumPy: any() and all()
+        check(getattr(xp, fn)(x, axis=axis), reference(fn, a, axis=axis))
     if dtype != "bool":
-        for fn in ("nanmax", "nanmin"):
-            check(getattr(xp, fn)(x, axis=axis), reference(fn, a, axis=axis))
         if not isinstance(axis, tuple):
             for fn in ("nanargmax", "nanargmin"):
                 check(getattr(xp, fn)(x, axis=axis), reference(fn, a, axis=axis))
         check(xp.nanquantile(x, [0.3, 0.5], axis=axis, method="lower"),
               quantile_reference("nanquantile", a, [0.3, 0.5], axis=axis, method="lower"))
-    else:  # as max, mean and var (NumPy accepts bool there)
-        for fn in ("nanmax", "nanmin", "nanargmax", "nanmean", "nanvar"):
+    else:  # as argmax, mean and var (NumPy accepts bool there)
+        for fn in ("nanargmax", "nanmean", "nanvar"):
             with pytest.raises(TypeError):
                 getattr(xp, fn)(x, axis=axis if not isinstance(axis, tuple) else None)
 
