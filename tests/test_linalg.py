@@ -319,6 +319,46 @@ def test_eig_eigvals(rng, dtype, batch):
     np.testing.assert_allclose(key(ev), key(np.linalg.eigvals(upcast(a))), atol=5e-3)
 
 
+@pytest.mark.parametrize("dtype", REALS)
+@pytest.mark.parametrize("batch", BATCHES)
+def test_eig_of_a_real_matrix_gives_exact_conjugate_pairs(rng, dtype, batch):
+    # As LAPACK (NumPy): a real matrix's complex eigenvalues, and their eigenvectors, come in
+    # exact conjugate pairs, the one with the positive imaginary part first. Clients rely on
+    # it (SciPy's zpk2tf keeps real coefficients only when the roots pair exactly).
+    n = 7
+    a = rng.standard_normal(batch + (n, n)).astype(dtype)
+    a[..., 0, :] = 0  # a real eigenvalue 0 among the pairs
+    w, v = LA.eig(xp.asarray(a))
+    w, v = to_numpy(w).reshape(-1, n), to_numpy(v).reshape(-1, n, n)
+    ev = to_numpy(LA.eigvals(xp.asarray(a))).reshape(-1, n)
+    pairs = 0
+    for k in range(w.shape[0]):
+        np.testing.assert_allclose(np.sort_complex(ev[k]), np.sort_complex(w[k]), **tol(dtype))
+        j = 0
+        while j < n:
+            if w[k, j].imag == 0:
+                assert np.all(v[k, :, j].imag == 0)
+                j += 1
+                continue
+            assert w[k, j].imag > 0 and w[k, j + 1] == np.conj(w[k, j])
+            assert np.array_equal(v[k, :, j + 1], np.conj(v[k, :, j]))
+            pairs, j = pairs + 1, j + 2
+    assert pairs  # the random matrices have complex eigenvalues
+    np.testing.assert_allclose(upcast(a).reshape(-1, n, n) @ v.astype(np.complex128),
+                               v.astype(np.complex128) * w[:, None, :], **tol(dtype))
+    np.testing.assert_allclose(np.linalg.norm(v, axis=-2), 1, **tol(dtype))
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (3, 0, 0), (0, 4, 4), (1, 1)])
+def test_eig_of_empty_and_single_element_matrices(shape):
+    a = np.full(shape, 2.5, np.float64)
+    w, v = LA.eig(xp.asarray(a))
+    assert w.dtype == xp.complex128 and v.dtype == xp.complex128
+    assert w.shape == shape[:-1] and v.shape == shape
+    assert_allclose(w, np.linalg.eigvals(a).astype(np.complex128))
+    assert_allclose(v, np.ones(shape, np.complex128))
+
+
 def test_eig_real_eigenvalues_still_complex():
     w = LA.eigvals(xp.asarray(np.diag([1.0, 2.0]).astype(np.float32)))
     assert w.dtype == xp.complex64

@@ -77,6 +77,9 @@ def _families():
                        id="clip-float32")
     op, dts = ops.arange_op(F32)
     yield pytest.param("arange", op, ("s", "s"), dts, id="arange-float32")
+    for precision in (F32, np.dtype("float64")):
+        op, dts = ops.linspace_op(F32, precision)
+        yield pytest.param("linspace", op, ("s",) * 5, dts, id=f"linspace-float32-in-{precision}")
     yield pytest.param("tril", ops.triangle_op(F32, False), ("a", "s", "s", "s"),
                        (F32, I64, I64, I64), id="tril-float32")
 
@@ -388,6 +391,12 @@ def test_nd_kernels_of_many_dims_and_64_bit_coordinates():
     assert ".local" not in ptx
     ptx = _ptx(_gather_spec("scatter", "uint64", False, (), "nd", 1, 64, 1))
     assert ".local" not in ptx
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_real_eigenvector_kernels_compile_without_local_memory(dtype):
+    from arrayx.cuda.kernels.linalg import kernels
+    assert ".local" not in _ptx(kernels.real_eigenvectors_spec(np.dtype(dtype)))
 
 
 def test_repeat_kernels_compile():

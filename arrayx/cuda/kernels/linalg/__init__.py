@@ -660,28 +660,36 @@ def eigvalsh(a):
 
 
 def _eig(a, vectors: bool):
-    """cuSOLVER's Xgeev (CUDA 12.6 and later) on A cast to complex: complex eigenvectors come
-    out directly, instead of LAPACK's real pairs of columns for a real matrix."""
+    """cuSOLVER's Xgeev (CUDA 12.6 and later). A real matrix stays real: geev then works in real
+    arithmetic and returns its complex eigenvalues in exact conjugate pairs, as LAPACK (and so
+    NumPy) does, which clients test for (SciPy's zpk2tf keeps real coefficients only for exact
+    pairs); its eigenvectors come as LAPACK's real pairs of columns, unpacked by a kernel."""
     dev = _device(a)
     n = a.shape[-1]
     batch = a.shape[:-2]
     count = math.prod(batch)
     cdt = _complex(a.dtype)
-    work = _column_major_copy(a, cdt)   # A column-major (a transposing copy, cast to complex)
+    real = a.dtype.kind == "f"
+    work = _column_major_copy(a, a.dtype if real else cdt)   # A column-major (a transposing copy)
     w = _empty(dev, batch + (n,), cdt)
     vr = _empty(dev, batch + (n, n), cdt) if vectors else None
+    pairs = _empty(dev, batch + (n, n), a.dtype) if vectors and real else vr  # geev writes here
     if work.size:
         mode = libraries.cusolver.EigMode
         job_vr = mode.VECTOR if vectors else mode.NOVECTOR
-        dt = libraries.data_type(cdt)
+        dt, dtw = libraries.data_type(work.dtype), libraries.data_type(cdt)
         solver = _Solver(dev, count)
         ws = solver.workspace(solver("xgeev_buffer_size", solver.params, mode.NOVECTOR, job_vr, n,
-                                     dt, work.ptr, n, dt, w.ptr, dt, 0, n, dt, _ptr(vr), n, dt))
-        for p, wp, vp, info in _stacked(count, work, w, vr, solver.info):
-            solver("xgeev", solver.params, mode.NOVECTOR, job_vr, n, dt, p, n, dt, wp, dt, 0, n,
+                                     dt, work.ptr, n, dtw, w.ptr, dt, 0, n, dt, _ptr(pairs), n,
+                                     dt))
+        for p, wp, vp, info in _stacked(count, work, w, pairs, solver.info):
+            solver("xgeev", solver.params, mode.NOVECTOR, job_vr, n, dt, p, n, dtw, wp, dt, 0, n,
                    dt, vp, n, dt, *ws, info)
-        solver.finish(work, w, vr)
+        solver.finish(work, w, pairs)
         solver.check("eig", "the eigenvalue iteration did not converge")
+        if pairs is not vr:
+            kernels.launch(kernels.real_eigenvectors_spec, (pairs.dtype,), dev, vr.size,
+                           [vr.ptr, pairs.ptr, w.ptr, vr.size, n], keep=(vr, pairs, w))
     return (w, _swap_last(vr)) if vectors else w
 
 

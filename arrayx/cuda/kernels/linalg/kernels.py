@@ -9,6 +9,9 @@
 * ``integer_matmul``: matmul of integer dtypes, which cuBLAS does not have (wrapping like NumPy:
   products are summed in int64 / uint64 and cast, which gives the same result modulo 2^bits).
 * ``pinv_scale``: ``diag(s_inv) @ U^H`` of pinv, with NumPy's cutoff ``s > rtol * max(s)``.
+* ``real_eigenvectors``: the complex eigenvectors of a real matrix from geev's real columns,
+  where a conjugate pair of eigenvalues w[j], w[j+1] (positive imaginary part first) has the
+  vectors VR[:, j] + i VR[:, j+1] and VR[:, j] - i VR[:, j+1], as in LAPACK.
 
 Sources are generated per dtype and compiled by engine/compiler.py (memory and disk caches), like
 the elementwise family; ``specs()`` lists every one for ahead-of-time compilation.
@@ -135,6 +138,25 @@ def pinv_scale_spec(dtype: np.dtype):
                  [f"{dt}*", f"{dt}*", f"{real}*", f"{real}*"] + ["int64"] * 7)
 
 
+def real_eigenvectors_spec(dtype: np.dtype):
+    """v (complex, C-contiguous `total` = batch * n * n) from vr (real, the same layout) and the
+    eigenvalues w (complex, batch * n); both stacks hold each matrix's vectors as rows, i.e.
+    column-major matrices: element r of vector j of matrix b is at (b * n + j) * n + r."""
+    dt = dtype.name
+    cdt = "complex64" if dt == "float32" else "complex128"
+    body = _split_index("b j r", "n n") + [
+        "        wi = w[b * n + j].imag",
+        "        at = (b * n + j) * n + r",
+        "        if wi > 0 and j + 1 < n:",
+        f"            v[i] = {cdt}(complex(vr[at], vr[at + n]))",
+        "        elif wi < 0 and j > 0:",
+        f"            v[i] = {cdt}(complex(vr[at - n], -vr[at]))",
+        "        else:",
+        f"            v[i] = {cdt}(vr[at])"]
+    return _spec(f"la_real_eigenvectors_{dt}", ["v", "vr", "w", "total", "n"], body,
+                 [f"{cdt}*", f"{dt}*", f"{cdt}*", "int64", "int64"])
+
+
 def specs() -> list:
     """Every kernel of this module, for ahead-of-time compilation."""
     out = []
@@ -143,6 +165,8 @@ def specs() -> list:
         out += [lu_det_spec(dt), pinv_scale_spec(dt)]
         if dt.kind == "c":
             out.append(matrix_copy_spec(dt, "all", True))
+        else:
+            out.append(real_eigenvectors_spec(dt))
     out += [integer_matmul_spec(dt) for dt in INTEGERS]
     return out
 
