@@ -534,3 +534,18 @@ def test_hypot_near_the_top_of_the_range(dtype):
     b = np.array([big, 1, big / 3, big / 2, np.inf, 1e30, big], dtype)
     with np.errstate(all="ignore"):
         assert_array_equal(xp.hypot(xp.asarray(a), xp.asarray(b)), np.hypot(a, b))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_square_by_pow_is_the_rounded_product_as_numpy(dtype):
+    # NumPy's power with a scalar exponent 2 is its square, the rounded product; SciPy's
+    # statistics (kruskal's sums of ranks squared) expect exact results where x * x is exact.
+    rng = np.random.default_rng(77)
+    a = np.concatenate([rng.standard_normal(1000) * 10.0 ** rng.integers(-20, 20, 1000),
+                        np.arange(-300, 300) / 4, [0.0, -0.0, np.inf, -np.inf, np.nan, 1e200]])
+    a = a.astype(dtype)
+    x = xp.asarray(a)
+    with np.errstate(over="ignore"):
+        expected = a * a
+    for got in (x ** 2, xp.pow(x, 2.0), xp.pow(x, 2)):
+        assert_array_equal(got, expected)

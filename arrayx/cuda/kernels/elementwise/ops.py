@@ -205,10 +205,15 @@ def binary_op(name: str, dt: np.dtype) -> Op:
         return Op(f"{_h('_cpack', real)}({_h(fn, real)}({parts}))",
                   (_h("_cpack", real), _h(fn, real)), dt)
     if kind == "f":
-        lib = {"atan2": "atan2", "copysign": "copysign", "nextafter": "nextafter", "pow": "pow"}
+        lib = {"atan2": "atan2", "copysign": "copysign", "nextafter": "nextafter"}
         if name == "hypot":
             h = _h("_hypot", F64)
             return Op(f"{h}(float64(x0), float64(x1))" if dt == F32 else f"{h}(x0, x1)", (h,), dt)
+        if name == "pow":
+            # x ** 2 is the rounded product, as NumPy's square and the C library's pow give it:
+            # libdevice's pow may be an ulp away even where x * x is exact.
+            return Op(f"(x0 * x0 if x1 == 2 else libdevice.{libdevice_name('pow', dt)}(x0, x1))",
+                      (), dt)
         if name in lib:
             return Op(f"libdevice.{libdevice_name(lib[name], dt)}(x0, x1)", (), dt)
         simple = {"multiply": "x0 * x1", "divide": "x0 / x1",
