@@ -132,8 +132,9 @@ def broadcast_shapes(*shapes) -> tuple:
                 if out[i] == 1:
                     out[i] = n
                 elif n != 1:
-                    raise ValueError("shapes " + ", ".join(str(tuple(x)) for x in shapes)
-                                     + " cannot be broadcast together")
+                    # NumPy's wording, which clients' tests match
+                    raise ValueError("operands could not be broadcast together with shapes "
+                                     + " ".join(str(tuple(x)) for x in shapes))
     return tuple(out)
 
 

@@ -186,3 +186,39 @@ def test_a_real_failure_names_the_function_and_status():
     with pytest.raises(RuntimeError, match=r"^cublasCreate_v2 failed: CUBLAS_STATUS_NOT_INITIALIZED"
                                            r" \(1\)$"):
         cublas.create()
+
+
+class _Dev:
+    def __init__(self, index):
+        self.index = index
+
+
+def test_per_thread_state_is_one_object_per_thread_and_device_and_returns_to_a_pool():
+    import gc
+    import threading
+    made = []
+
+    def make(dev):
+        made.append(dev.index)
+        return object()
+
+    state = calls.PerThread(make)
+    d0, d1 = _Dev(0), _Dev(1)
+    mine = state.get(d0)
+    assert state.get(d0) is mine and state.get(d1) is not mine and made == [0, 1]
+    seen, barrier = {}, threading.Barrier(4)
+
+    def work(i):
+        seen[i] = state.get(d0)
+        barrier.wait()  # all four hold theirs at once: four distinct objects, none of the main's
+        assert state.get(d0) is seen[i]
+
+    for _ in range(3):  # three waves of four threads: the pool keeps it at four objects
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        gc.collect()
+        assert len({id(o) for o in seen.values()}) == 4 and mine not in seen.values()
+    assert made.count(0) == 5  # the main thread's and four workers'

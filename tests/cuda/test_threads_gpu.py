@@ -106,6 +106,29 @@ def test_cub_sort_isin_unique_and_scans_from_many_threads_at_once():
     run_threads(work, 12)
 
 
+def test_library_calls_from_many_threads_at_once():
+    """cuFFT plans and cuBLAS/cuSOLVER handles are one thread's at a time (libraries/calls.py's
+    PerThread): threads transforming, multiplying and solving at once on the default stream (as
+    SciPy's TestFFTThreadSafe does, which got every element wrong when the threads shared one
+    plan) each get their own result."""
+    def work(i):
+        rng = np.random.default_rng(100 + i)
+        for k in range(12):
+            a = rng.standard_normal((16, 64 + 2 * k))
+            m = rng.standard_normal((24, 24)) + 24 * np.eye(24)
+            x, y = xp.asarray(a, device=CUDA), xp.asarray(m, device=CUDA)
+            np.testing.assert_allclose(np.asarray(xp.fft.hfft(x).to_device("cpu")),
+                                       np.fft.hfft(a), rtol=1e-9, atol=1e-9)
+            np.testing.assert_allclose(np.asarray(xp.fft.rfft(x, axis=0).to_device("cpu")),
+                                       np.fft.rfft(a, axis=0), rtol=1e-9, atol=1e-9)
+            np.testing.assert_allclose(np.asarray((y @ x[:, :24].mT).to_device("cpu")),
+                                       m @ a[:, :24].T, rtol=1e-9, atol=1e-9)
+            np.testing.assert_allclose(np.asarray(xp.linalg.solve(y, x[:, :24].mT)
+                                                  .to_device("cpu")),
+                                       np.linalg.solve(m, a[:, :24].T), rtol=1e-8, atol=1e-8)
+    run_threads(work, 8)
+
+
 def test_scikit_learn_thread_pool_on_cuda_arrays():
     """pairwise_distances / pairwise_kernels with n_jobs=4 (joblib's threads) on cuda arrays
     give NumPy's results (a subprocess: SciPy reads SCIPY_ARRAY_API when first imported)."""

@@ -23,6 +23,7 @@ them alive until the GPU has passed that point, exactly as for our own kernels.
 from __future__ import annotations
 
 import ctypes
+import threading
 from enum import IntEnum
 
 import numpy as np
@@ -101,6 +102,55 @@ class Library:
 
         call.__name__ = call.__qualname__ = symbol
         return call
+
+
+class PerThread:
+    """Library state that two host threads must not use at once (a cuBLAS or cuSOLVER handle,
+    whose stream binding and workspace are the handle's; a cache of cuFFT plans, which cuFFT
+    supports only one thread executing at a time): one object per device and thread, made by
+    `make(dev)` on first use. A thread's objects go back to a pool when the thread ends, for the
+    next thread to take, so a pool of worker threads makes each once per worker, however many
+    threads come and go."""
+
+    def __init__(self, make):
+        self._make = make
+        self._pool: dict = {}  # device index -> objects no thread holds
+        self._lock = threading.Lock()
+        self._local = threading.local()
+
+    def get(self, dev):
+        """The calling thread's object for `dev`."""
+        held = getattr(self._local, "held", None)
+        if held is None:
+            held = self._local.held = _Held(self)
+        obj = held.objects.get(dev.index)
+        if obj is None:
+            with self._lock:
+                free = self._pool.get(dev.index)
+                obj = free.pop() if free else None
+            if obj is None:
+                obj = self._make(dev)
+            held.objects[dev.index] = obj
+        return obj
+
+    def _give_back(self, objects: dict):
+        with self._lock:
+            for index, obj in objects.items():
+                self._pool.setdefault(index, []).append(obj)
+
+
+class _Held:
+    """A thread's objects of one PerThread; its thread-local slot is cleared when the thread
+    ends, and then they return to the pool (work they queued stays in order on its stream)."""
+
+    __slots__ = ("owner", "objects")
+
+    def __init__(self, owner: PerThread):
+        self.owner = owner
+        self.objects: dict = {}
+
+    def __del__(self):
+        self.owner._give_back(self.objects)
 
 
 def data_type(dtype: np.dtype) -> int:

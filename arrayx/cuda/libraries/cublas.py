@@ -1,8 +1,8 @@
 """cuBLAS through ctypes (calls.py): the functions arrayx calls, their constants, and one handle
-per device, created in the device's primary context on first use and kept for the process, bound
-to the stream arrayx queues work on now (rebound only when that stream changes: the handle is
-arrayx's own, so nothing else rebinds it). A handle is not meant for concurrent use by several
-host threads.
+per device and host thread (calls.PerThread: a handle is not meant for concurrent use by several
+threads), created in the device's primary context on first use, bound to the stream arrayx
+queues work on now (rebound only when that stream changes: the handle is arrayx's own, so
+nothing else rebinds it).
 
 pathfinder's "cublas" loads libcublasLt first (libcublas needs it). Several cuBLAS functions are
 exported under a ``_v2`` name, which cublas_v2.h maps the plain names to."""
@@ -12,7 +12,7 @@ from __future__ import annotations
 from ctypes import c_int, c_longlong, c_void_p
 from enum import IntEnum
 
-from .calls import Library
+from .calls import Library, PerThread
 
 
 class Status(IntEnum):
@@ -67,14 +67,13 @@ gemm_strided_batched_ex = library.function(
     "cublasGemmStridedBatchedEx", _p, _i, _i, _i, _i, _i, _p, _p, _i, _i, _ll, _p, _i, _i, _ll,
     _p, _p, _i, _i, _ll, _i, _i, _i)
 
-_handles: dict = {}  # device index -> [handle, pointer of the stream it is bound to]
+# [handle, pointer of the stream it is bound to], one per device and thread
+_handles = PerThread(lambda dev: [create(), None])
 
 
 def handle(dev, stream) -> int:
-    """The device's cuBLAS handle, bound to `stream`."""
-    entry = _handles.get(dev.index)
-    if entry is None:
-        entry = _handles[dev.index] = [create(), None]
+    """The calling thread's cuBLAS handle on the device, bound to `stream`."""
+    entry = _handles.get(dev)
     if entry[1] != stream.ptr:
         set_stream(entry[0], stream.ptr)
         entry[1] = stream.ptr

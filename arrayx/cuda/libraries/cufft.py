@@ -1,5 +1,6 @@
 """cuFFT through ctypes (calls.py): the functions arrayx calls, their constants, and plans
-cached per device and keyed by transform and layout, least recently used out beyond
+cached per device and host thread (cuFFT supports one thread executing a plan at a time) and
+keyed by transform and layout, least recently used out beyond
 ``PLAN_CACHE_SIZE``. Plans are made with auto-allocation off: each execution gets its work area
 from arrayx's caching allocator as a temporary (so it returns to the cache, not to cuFFT)."""
 
@@ -9,7 +10,7 @@ from collections import OrderedDict
 from ctypes import POINTER, c_int, c_longlong, c_size_t, c_void_p
 from enum import IntEnum
 
-from .calls import Library
+from .calls import Library, PerThread
 
 
 class Result(IntEnum):
@@ -73,7 +74,9 @@ _ONE = c_longlong * 1  # the n, inembed, onembed of a 1-D plan
 # allocated per execution, so a cached plan holds only cuFFT's own state for it.
 PLAN_CACHE_SIZE = 32
 
-_caches: dict = {}  # device index -> OrderedDict of plans, least recently used first
+# per device and thread (cuFFT executes a plan for one thread at a time): an OrderedDict of
+# plans, least recently used first
+_caches = PerThread(lambda dev: OrderedDict())
 
 
 class Plan:
@@ -94,11 +97,8 @@ class Plan:
 
 
 def plan_cache(dev) -> OrderedDict:
-    """The device's cached plans, least recently used first."""
-    cache = _caches.get(dev.index)
-    if cache is None:
-        cache = _caches[dev.index] = OrderedDict()
-    return cache
+    """The calling thread's cached plans on the device, least recently used first."""
+    return _caches.get(dev)
 
 
 def plan(dev, fft_type: int, n: int, idist: int, odist: int, batch: int) -> Plan:

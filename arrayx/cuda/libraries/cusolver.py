@@ -16,7 +16,7 @@ from enum import IntEnum
 import numpy as np
 
 from ..engine.array import new_array
-from .calls import Library
+from .calls import Library, PerThread
 
 _INT32 = np.dtype(np.int32)
 
@@ -153,14 +153,14 @@ def gesvdj_info(max_sweeps: int):
     return info
 
 
-_handles: dict = {}  # device index -> [handle, params, pointer of the stream it is bound to]
+# [handle, params, pointer of the stream it is bound to], one per device and thread
+_handles = PerThread(lambda dev: [create(), create_params(), None])
 
 
 def handle(dev, stream) -> tuple:
-    """(the device's cuSOLVER handle bound to `stream`, its cusolverDnParams)."""
-    entry = _handles.get(dev.index)
-    if entry is None:
-        entry = _handles[dev.index] = [create(), create_params(), None]
+    """(the calling thread's cuSOLVER handle on the device, bound to `stream`, its
+    cusolverDnParams)."""
+    entry = _handles.get(dev)
     if entry[2] != stream.ptr:
         set_stream(entry[0], stream.ptr)
         entry[2] = stream.ptr
