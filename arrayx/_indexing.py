@@ -56,6 +56,13 @@ def _in_range(index: int, dim: int, n: int) -> int:
     return index + n if index < 0 else index
 
 
+def _plain_slice(s: slice) -> bool:
+    """Whether a slice needs no checks: bounds of None or int, a step of None or a nonzero int."""
+    start, stop, step = s.start, s.stop, s.step
+    return (start is None or type(start) is int) and (stop is None or type(stop) is int) and \
+        (step is None or (type(step) is int and step != 0))
+
+
 def normalize_key(x: Array, key, fname: str,
                   selection: bool = False) -> tuple[tuple, tuple | None]:
     """(the normalised key, the shape x[key] selects or None): the shape is computed for a key
@@ -65,8 +72,17 @@ def normalize_key(x: Array, key, fname: str,
         key = (key,)
     shape = x.shape
     ndim = len(shape)
-    if len(key) <= ndim and all(type(entry) is int for entry in key):  # x[i, j]: the common key
-        return tuple([_in_range(entry, dim, shape[dim]) for dim, entry in enumerate(key)]), None
+    if len(key) <= ndim:  # ints and slices of ints alone (x[i, j], x[1:-1, 2:]): the common keys
+        out = []
+        for dim, entry in enumerate(key):
+            if type(entry) is int:
+                out.append(_in_range(entry, dim, shape[dim]))
+            elif type(entry) is slice and _plain_slice(entry):
+                out.append(entry)
+            else:
+                break
+        else:
+            return tuple(out), None
     device = x._device
     entries = []
     consumed = 0
