@@ -336,8 +336,10 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     """start, stop and num may also be NumPy scalars or 0-d arrays (one sync each on cuda).
-    An integer (or bool) dtype gives NumPy's result: the float64 sequence, floored toward -inf
-    for integers, then cast; bounds whose values the dtype cannot hold are refused."""
+    The sequence is computed as NumPy computes it, in its bounds' result type (float32 bounds:
+    float32 arithmetic; Python numbers: float64), and rounded to `dtype`. An integer (or bool)
+    dtype gives NumPy's result: that sequence floored toward -inf for integers, then cast;
+    bounds whose values the dtype cannot hold are refused."""
     device = resolve_device(device)
     precision = _linspace_precision(start, stop)
     start, stop = _python_number(start, "linspace", "start"), _python_number(stop, "linspace", "stop")
