@@ -180,7 +180,8 @@ def test_the_disk_cache_is_read_before_the_shipped_kernels(tmp_path, monkeypatch
     monkeypatch.setattr(compiler, "_binaries", {})
     spec = precompile.shipped_specs()[0]
     key = compiler.cache_key(spec, (9, 0), False)
-    compiler._write_disk(key, spec, (9, 0), (b"rebuilt image", "cubin", "rebuilt_entry"))
+    compiler._write_disk(key, spec, (9, 0), (b"rebuilt image", "cubin", "rebuilt_entry"),
+                         seconds=0.5)
     before = compiler.stats()
     _, hit = compiler.build_binary(spec, (9, 0), False)
     assert hit == (b"rebuilt image", "cubin", "rebuilt_entry")

@@ -41,6 +41,7 @@ import json
 import os
 import re
 import threading
+import time
 import zipfile
 from dataclasses import dataclass
 
@@ -284,13 +285,14 @@ def build_binary(spec: KernelSpec, cc: tuple, debug: bool = DEBUG, fresh: bool =
         elif not fresh and not debug and (hit := read_shipped(spec, cc)) is not None:
             counters["shipped_hits"] += 1
         else:
+            start = time.perf_counter()
             ptx = compile_spec(spec, cc, debug)
             entry = entry_name(ptx)
             cubin = None
             if os.environ.get("ARRAYX_CUBIN", "1") != "0":
                 cubin = link_cubin(ptx, cc)
             hit = (cubin, "cubin", entry) if cubin is not None else (ptx.encode(), "ptx", entry)
-            _write_disk(key, spec, cc, hit)
+            _write_disk(key, spec, cc, hit, time.perf_counter() - start)
         _binaries[key] = hit
         return key, hit
 
@@ -383,7 +385,9 @@ def is_cached(spec: KernelSpec, cc: tuple) -> bool:
     return entry is not None and os.path.exists(entry[0])
 
 
-def _write_disk(key, spec, cc, hit):
+def _write_disk(key, spec, cc, hit, seconds):
+    """Store a compiled image; its metadata keeps the compile time (``seconds``), so a cache
+    folder says which kernels a cold start spends its time on."""
     d = cache_dir()
     if not d:
         return
@@ -395,7 +399,8 @@ def _write_disk(key, spec, cc, hit):
             f.write(image)
         os.replace(tmp, os.path.join(d, f"{key}.{fmt}"))
         meta = {"name": spec.name, "entry": entry, "format": fmt, "cc": list(cc),
-                "argtypes": list(spec.argtypes), "versions": versions()}
+                "argtypes": list(spec.argtypes), "versions": versions(),
+                "compile_seconds": round(seconds, 3)}
         with open(tmp, "w") as f:
             json.dump(meta, f)
         os.replace(tmp, os.path.join(d, key + ".json"))  # meta last: it marks the entry complete
