@@ -12,6 +12,7 @@ import os
 import re
 import zipfile
 
+import numpy as np
 import pytest
 
 import arrayx._devices as devices
@@ -130,21 +131,73 @@ def test_shipped_kernels_are_the_current_sources(cc):
     with zipfile.ZipFile(path) as archive:
         index = json.loads(archive.read(compiler.SHIPPED_INDEX))
         members = set(archive.namelist())
-    want = {compiler.shipped_key(s, cc): s.name for s in precompile.shipped_specs()}
+    want = {compiler.shipped_key(s, cc): s.name for s in precompile.shipped_specs(cc)}
     stale = sorted(meta["name"] for key, meta in index.items() if key not in want)
     missing = sorted(name for key, name in want.items() if key not in index)
     assert not stale and not missing, (f"the shipped kernels for sm_{cc[0]}{cc[1]} are stale "
                                        f"({len(stale)} old, {len(missing)} missing, e.g. "
                                        f"{(stale + missing)[:3]}): run {REBUILD}")
-    assert all(f"{key}.cubin" in members and meta["format"] == "cubin"
+    assert all(meta["bundle"] in members and meta["format"] == "cubin"
                for key, meta in index.items())
+
+
+def test_sm_90_ships_every_kernel_but_the_strided_and_pitched_elementwise_ones():
+    from arrayx.cuda import precompile
+    every, shipped = precompile.specs(), {s.name for s in precompile.shipped_specs((9, 0))}
+    left_out = [s.name for s in every if s.name not in shipped]
+    assert left_out and all(re.fullmatch(r"ew_\w+_(strided\d+d\d+|rows\d+x\d+d\d+)", n)
+                            for n in left_out)
+    assert {s.name for s in precompile.shipped_specs((8, 0))} < shipped
+    assert precompile.shipped_specs((7, 5)) == []
+
+
+def test_a_shipped_archive_gives_back_each_image_from_its_bundle(tmp_path, monkeypatch):
+    """write_shipped_archive's bundles and offsets, read back through read_shipped: kernels
+    of one bundle, of two, and one whose bundle member went missing (it compiles instead)."""
+    from arrayx.cuda import precompile
+    from arrayx.cuda.engine import compiler
+    rng = np.random.default_rng(0)
+    chosen = [s for s in precompile.shipped_specs((9, 0))
+              if s.name.startswith(("ew_add_float32_float32_", "ew_add_float64_float64_",
+                                    "red_sum_float32_"))][:9]
+    images = {s.name: rng.bytes(int(rng.integers(1, 5000))) for s in chosen}
+    kernels = [(compiler.shipped_key(s, (9, 0)), s.name, f"entry_{i}", images[s.name])
+               for i, s in enumerate(chosen)]
+    monkeypatch.setattr(compiler, "SHIPPED_DIR", str(tmp_path))
+    monkeypatch.setattr(compiler, "_shipped", {})
+    monkeypatch.setattr(compiler, "_bundles", {})
+    precompile.write_shipped_archive(compiler.shipped_archive_path((9, 0)), kernels)
+    with zipfile.ZipFile(compiler.shipped_archive_path((9, 0))) as archive:
+        bundles = set(archive.namelist()) - {compiler.SHIPPED_INDEX}
+    assert bundles == {compiler.shipped_bundle(s.name) for s in chosen} and len(bundles) >= 3
+    for i, s in enumerate(chosen):
+        assert compiler.read_shipped(s, (9, 0)) == (images[s.name], "cubin", f"entry_{i}")
+    assert compiler.read_shipped(chosen[0], (8, 0)) is None  # no archive for sm_80 here
+    # a bundle lost after the index was written: the lookup misses (and the kernel compiles)
+    index = {k: dict(m, bundle="missing") for k, m in compiler.shipped_index((9, 0))[1].items()}
+    compiler._shipped[(9, 0)] = (compiler._shipped[(9, 0)][0], index)
+    compiler._bundles.clear()
+    assert compiler.read_shipped(chosen[0], (9, 0)) is None
+
+
+@pytest.mark.parametrize("name, bundle", [
+    ("ew_add_sfloat32_float32_to_float32_vec4x1", "ew_add_float32_vec"),
+    ("ew_exp_complex64_to_complex64_tile1v64x64t256i32", "ew_exp_complex64_tile"),
+    ("ew_cast_int32_to_int32_rows4x1d1", "ew_cast_int32_rows"),
+    ("scatter_complex128v_by_int64_nd1d32", "scatter_complex128"),
+    ("red_std_float64_to_float64_column_split", "red_std_float64"),
+    ("rows_layer_norm_float64_regs_t128c4v2_w_bias_L1noallocate", "rows_layer_norm_float64"),
+])
+def test_shipped_bundles_group_one_operation_dtype_and_layout(name, bundle):
+    from arrayx.cuda.engine import compiler
+    assert compiler.shipped_bundle(name) == bundle
 
 
 SHIPPED_HIT = """
 import json, sys
 from arrayx.cuda import precompile
 from arrayx.cuda.engine import compiler
-spec = next(s for s in precompile.shipped_specs()
+spec = next(s for s in precompile.shipped_specs((9, 0))
             if s.name == "ew_add_float32_float32_to_float32_vec4x1")
 key, (image, fmt, entry) = compiler.build_binary(spec, (9, 0), False)
 print(json.dumps({"stats": compiler.stats(), "format": fmt, "elf": image[:4] == b"\\x7fELF",
@@ -164,7 +217,7 @@ def test_a_shipped_kernel_loads_without_compiling_or_numba(tmp_path):
 def test_shipped_kernels_can_be_switched_off(monkeypatch):
     from arrayx.cuda import precompile
     from arrayx.cuda.engine import compiler
-    spec = precompile.shipped_specs()[0]
+    spec = precompile.shipped_specs((9, 0))[0]
     assert compiler.read_shipped(spec, (9, 0)) is not None
     monkeypatch.setenv("ARRAYX_SHIPPED_KERNELS", "off")
     assert compiler.read_shipped(spec, (9, 0)) is None
@@ -178,7 +231,7 @@ def test_the_disk_cache_is_read_before_the_shipped_kernels(tmp_path, monkeypatch
     from arrayx.cuda.engine import compiler
     monkeypatch.setenv("ARRAYX_KERNEL_CACHE", str(tmp_path))
     monkeypatch.setattr(compiler, "_binaries", {})
-    spec = precompile.shipped_specs()[0]
+    spec = precompile.shipped_specs((9, 0))[0]
     key = compiler.cache_key(spec, (9, 0), False)
     compiler._write_disk(key, spec, (9, 0), (b"rebuilt image", "cubin", "rebuilt_entry"),
                          seconds=0.5)
@@ -193,7 +246,7 @@ def test_the_disk_cache_is_read_before_the_shipped_kernels(tmp_path, monkeypatch
 def test_shipped_keys_ignore_only_the_numba_cuda_version(monkeypatch):
     from arrayx.cuda import precompile
     from arrayx.cuda.engine import compiler
-    spec = precompile.shipped_specs()[0]
+    spec = precompile.shipped_specs((9, 0))[0]
     shipped, cached = compiler.shipped_key(spec, (9, 0)), compiler.cache_key(spec, (9, 0), False)
     real = compiler.versions()
     monkeypatch.setattr(compiler, "_versions", dict(real, numba_cuda="0.0.1"))

@@ -19,8 +19,9 @@ compiled in parallel processes, the longest sources first so the slow ones do no
 On a GPU (no --cc) the CUB algorithms of sort, argsort, unique_values and isin are built into
 the same folder afterwards (``warm_libraries``).
 
-``--ship`` writes ``arrayx/cuda/prebuilt/sm_<cc>.zip`` instead: cubins of ``shipped_specs()``,
-the kernels the commonest first calls launch (``compiler.read_shipped`` finds them at run time).
+``--ship`` writes ``arrayx/cuda/prebuilt/sm_<cc>.zip`` instead: cubins of ``shipped_specs(cc)``
+(for sm_90 every spec but the strided and pitched-row elementwise ones; for sm_80 those the
+commonest first calls launch), which ``compiler.read_shipped`` finds at run time.
 A change to any of their sources stales the archives (tests/test_warmup.py says so): rerun it.
 ``--ship-libraries`` writes ``arrayx/cuda/prebuilt/cccl-sm_<cc>.zip`` for the device's compute
 capability: the CUB builds of ``warm_libraries`` (``libraries.cub`` loads them when the disk cache
@@ -54,11 +55,10 @@ FAMILIES = (elementwise, sets, reduce, gather_scatter, manipulation, scan, mask,
 
 _FLOAT_INT = "(float32|float64|int64)"
 _FOUR = "(float32|float64|int64|bool)"
-# The kernels shipped in the package (full matches of spec names): what a first x + x, x * 2,
-# comparison, exp/log/sqrt, sum/mean/max/argmax, cumulative_sum, x[x > 0.5], sort and fft launch
-# for float32, float64, int64 and bool contiguous arrays, plus the fills and casts among those
-# dtypes that creation and promotion launch. Strided, tiled and other-dtype kernels compile on
-# first use.
+# The kernels shipped for every compute capability of SHIPPED_CCS (full matches of spec names):
+# what a first x + x, x * 2, comparison, exp/log/sqrt, sum/mean/max/argmax, cumulative_sum,
+# x[x > 0.5], sort and fft launch for float32, float64, int64 and bool contiguous arrays, plus
+# the fills and casts among those dtypes that creation and promotion launch.
 SHIPPED_PATTERNS = (
     rf"ew_(add|subtract|multiply|divide|greater|greater_equal|less|less_equal|equal|not_equal)"
     rf"_s?{_FLOAT_INT}_s?{_FLOAT_INT}_to_\w+_vec\d+x1",
@@ -74,6 +74,12 @@ SHIPPED_PATTERNS = (
     r"rows_\w+",  # the row functions' (eager and arrayx.compile's) at the commonest lengths
 )
 SHIPPED_CCS = ((9, 0), (8, 0))
+# Compute capabilities (the GPUs arrayx is tuned on) for which every precompile spec is shipped
+# but the strided and pitched-row elementwise kernels (each cheap to compile, and 70% of the
+# specs): every dtype's contiguous and tiled elementwise kernels, reductions, scans (the slowest
+# to compile, 5-20 s each), gathers, sorts and sets, row functions and linalg's own.
+FULL_SHIP_CCS = ((9, 0),)
+_NOT_SHIPPED = re.compile(r"ew_\w+_(strided\d+d\d+|rows\d+x\d+d\d+)")
 
 
 def specs(only=None):
@@ -85,8 +91,15 @@ def specs(only=None):
     return out
 
 
-def shipped_specs():
-    """The precompile specs whose kernels the package ships (SHIPPED_PATTERNS)."""
+def shipped_specs(cc: tuple):
+    """The precompile specs whose kernels the package ships for `cc`: all but the strided and
+    pitched-row elementwise ones for FULL_SHIP_CCS, SHIPPED_PATTERNS' for the other
+    SHIPPED_CCS, none for the rest."""
+    cc = tuple(cc)
+    if cc in FULL_SHIP_CCS:
+        return [s for s in specs() if not _NOT_SHIPPED.fullmatch(s.name)]
+    if cc not in SHIPPED_CCS:
+        return []
     patterns = [re.compile(p) for p in SHIPPED_PATTERNS]
     return [s for s in specs() if any(p.fullmatch(s.name) for p in patterns)]
 
@@ -301,37 +314,52 @@ def summary_lines(result: dict, target: str, jobs: int, libraries: dict | None =
 _ZIP_TIME = (2020, 1, 1, 0, 0, 0)  # fixed member timestamps: the same kernels, the same bytes
 
 
+def write_shipped_archive(path: str, kernels) -> int:
+    """Write a shipped-kernel archive: `kernels` are (shipped key, name, entry, image) of cubins,
+    grouped into LZMA-compressed bundles (``compiler.shipped_bundle``) and indexed by key (sorted
+    members and fixed timestamps: the same kernels give the same bytes). Returns its size."""
+    bundles, index = {}, {}
+    for key, name, entry, image in sorted(kernels):
+        bundle = compiler.shipped_bundle(name)
+        parts = bundles.setdefault(bundle, [])
+        offset = sum(len(p) for p in parts)
+        parts.append(image)
+        index[key] = {"name": name, "entry": entry, "format": "cubin", "bundle": bundle,
+                      "offset": offset, "size": len(image)}
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with zipfile.ZipFile(tmp, "w") as archive:
+        archive.writestr(zipfile.ZipInfo(compiler.SHIPPED_INDEX, _ZIP_TIME),
+                         json.dumps(index, indent=0, sort_keys=True), zipfile.ZIP_DEFLATED, 9)
+        for bundle in sorted(bundles):
+            archive.writestr(zipfile.ZipInfo(bundle, _ZIP_TIME), b"".join(bundles[bundle]),
+                             zipfile.ZIP_LZMA)
+    os.replace(tmp, path)
+    return os.path.getsize(path)
+
+
 def build_shipped(ccs, jobs: int = 1, quiet: bool = False) -> list:
     """Write ``sm_<cc>.zip`` into ``compiler.SHIPPED_DIR`` for each cc: the cubins of
-    shipped_specs() and their index (sorted members, fixed timestamps), compiled through the disk
-    cache. Returns (path, kernels, bytes) per archive."""
-    chosen = shipped_specs()
+    shipped_specs(cc), compiled through the disk cache (write_shipped_archive). Returns
+    (path, kernels, bytes) per archive."""
     written = []
     for cc in ccs:
+        chosen = shipped_specs(cc)
         result = warm(cc, chosen, jobs, quiet)
         if result["failed"]:
             raise RuntimeError(f"shipped kernels failed to compile for sm_{cc[0]}{cc[1]}: "
                                f"{result['failed'][:3]}")
-        index, images = {}, {}
+        kernels = []
         for spec in chosen:
             _, (image, fmt, entry) = compiler.build_binary(spec, cc, False)
             if fmt != "cubin":
                 raise RuntimeError("shipping kernels needs nvJitLink (cuda-bindings' nvjitlink): "
                                    f"{spec.name} was built as {fmt}")
-            key = compiler.shipped_key(spec, cc)
-            index[key] = {"name": spec.name, "entry": entry, "format": fmt}
-            images[f"{key}.{fmt}"] = image
-        images[compiler.SHIPPED_INDEX] = json.dumps(index, indent=0, sort_keys=True).encode()
-        os.makedirs(compiler.SHIPPED_DIR, exist_ok=True)
+            kernels.append((compiler.shipped_key(spec, cc), spec.name, entry, image))
         path = compiler.shipped_archive_path(cc)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with zipfile.ZipFile(tmp, "w") as archive:
-            for member in sorted(images):
-                archive.writestr(zipfile.ZipInfo(member, _ZIP_TIME), images[member],
-                                 zipfile.ZIP_DEFLATED, 9)
-        os.replace(tmp, path)
+        nbytes = write_shipped_archive(path, kernels)
         compiler._shipped.pop(cc, None)
-        written.append((path, len(index), os.path.getsize(path)))
+        written.append((path, len(kernels), nbytes))
     return written
 
 
@@ -395,8 +423,9 @@ def build_parser(prog: str = "python -m arrayx warmup") -> argparse.ArgumentPars
                         "isin (a minute or so; without a GPU, with --cc, they are skipped anyway)")
     p.add_argument("--ship", action="store_true",
                    help="for packaging arrayx: rewrite arrayx/cuda/prebuilt/sm_<cc>.zip, the "
-                        "kernels shipped in the package (the commonest first calls'), instead "
-                        "of filling the cache")
+                        "kernels shipped in the package (for sm_90 every kernel but the strided "
+                        "and pitched-row elementwise ones, for sm_80 the commonest first calls'), instead of "
+                        "filling the cache")
     p.add_argument("--ship-libraries", action="store_true",
                    help="for packaging arrayx, on a GPU: rewrite arrayx/cuda/prebuilt/"
                         "cccl-sm_<cc>.zip, the CUB builds (sort, argsort, unique, isin) shipped "

@@ -60,8 +60,10 @@ def arange(device, start, step, length, dtype):
 def linspace(device, start, stop, num, dtype, endpoint, precision):
     dtype, precision = np.dtype(dtype), np.dtype(precision)
     op, dts = ops.linspace_op(dtype, precision)
-    # the step as NumPy works it out: in the precision's scalars, each operation rounded
-    scalar = dts[0].type
+    # the step as NumPy works it out: in the precision's scalars (real ones for real bounds,
+    # even into a complex dtype), each operation rounded
+    complex_bounds = isinstance(start, complex) or isinstance(stop, complex)
+    scalar = dts[0].type if complex_bounds else precision.type
     start, stop = scalar(start), scalar(stop)
     div = (num - 1) if endpoint else num
     with np.errstate(all="ignore"):

@@ -17,12 +17,15 @@ capability, the numba-cuda and arrayx versions, and the debug flag; so a second 
 same cache folder compiles nothing and never imports numba (a disk hit costs a file read and a
 ``cuModuleLoadData``).
 
-Shipped kernels: ``arrayx/cuda/prebuilt/sm_<cc>.zip`` holds cubins of the kernels the commonest
-first calls launch (``precompile.shipped_specs()``; rebuilt by ``python -m arrayx.cuda.precompile
---ship``), read-only, under ``shipped_key``: the cache key without the numba-cuda version, since
-a built cubin runs whatever numba-cuda is installed (arrayx packs the launch arguments itself).
-They are looked up after the disk cache, so a shipped cubin this driver rejects is rebuilt into
-the disk cache once and found there from then on. ``ARRAYX_SHIPPED_KERNELS=off`` skips them.
+Shipped kernels: ``arrayx/cuda/prebuilt/sm_<cc>.zip`` holds cubins of precompiled kernels
+(``precompile.shipped_specs(cc)``; rebuilt by ``python -m arrayx.cuda.precompile --ship``),
+read-only, under ``shipped_key``: the cache key without the numba-cuda version, since a built
+cubin runs whatever numba-cuda is installed (arrayx packs the launch arguments itself). The
+cubins are stored in bundles (``shipped_bundle``: one operation's kernels for one dtype and
+layout class, LZMA-compressed together, since they share most of their code), each decompressed
+once a process on first use. They are looked up after the disk cache, so a shipped cubin this
+driver rejects is rebuilt into the disk cache once and found there from then on.
+``ARRAYX_SHIPPED_KERNELS=off`` skips them.
 
 Compilation: ``numba.cuda.compile(..., output='ptx', cc=<device cc>)``, then nvJitLink turns the
 PTX into a cubin for exactly that architecture (sm_90 on an H200). A cubin loads on any driver of
@@ -299,8 +302,30 @@ def build_binary(spec: KernelSpec, cc: tuple, debug: bool = DEBUG, fresh: bool =
 
 SHIPPED_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                             os.pardir, "prebuilt"))
-SHIPPED_INDEX = "index.json"  # in each archive: {shipped key: {"name", "entry", "format"}}
+# in each archive: {shipped key: {"name", "entry", "format", "bundle", "offset", "size"}}
+SHIPPED_INDEX = "index.json"
 _shipped: dict = {}  # cc -> (open ZipFile, index) or None when there is no archive for it
+_DTYPE_TOKEN = re.compile(r"s?(bool|u?int(8|16|32|64)|float(16|32|64)|complex(64|128))v?")
+
+
+def shipped_bundle(name: str) -> str:
+    """The archive member that holds a shipped kernel: its name up to its first dtype
+    (``ew_add_float32``, ``red_sum_float64``, ``scan_select_uint32``), and for elementwise
+    kernels their layout class too (``vec``, ``tile``, ``rows``, ``strided``). Kernels of one
+    bundle share most of their code, so compressed together they take a fraction of their size
+    apart; and a bundle stays small enough (under a few MB) to decompress in milliseconds."""
+    tokens = name.split("_")
+    for i, token in enumerate(tokens):
+        dtype = _DTYPE_TOKEN.fullmatch(token)
+        if dtype:  # a scalar operand's dtype (sfloat32) or a vector one's (complex128v): the dtype
+            head = "_".join(tokens[:i] + [dtype.group(1)])
+            break
+    else:
+        head = "_".join(tokens[:2])
+    if name.startswith("ew_"):
+        layout = re.match(r"[a-z]+", tokens[-1]).group(0)
+        head += "_" + ("vec" if layout == "vec" else layout)
+    return head
 
 
 def shipped_archive_path(cc: tuple) -> str:
@@ -315,7 +340,19 @@ def shipped_index(cc: tuple):
             _shipped[cc] = (archive, json.loads(archive.read(SHIPPED_INDEX)))
         except (OSError, KeyError, ValueError, zipfile.BadZipFile):
             _shipped[cc] = None
+        _bundles.pop(cc, None)
     return _shipped[cc]
+
+
+_bundles: dict = {}  # cc -> {bundle name: its decompressed bytes}, filled on first use
+
+
+def _bundle_bytes(cc: tuple, archive, bundle: str) -> bytes:
+    held = _bundles.setdefault(cc, {})
+    data = held.get(bundle)
+    if data is None:
+        data = held[bundle] = archive.read(bundle)
+    return data
 
 
 def shipping_on() -> bool:
@@ -344,7 +381,12 @@ def read_shipped(spec: KernelSpec, cc: tuple):
     if entry is None:
         return None
     archive, key, meta = entry
-    return (archive.read(f"{key}.{meta['format']}"), meta["format"], meta["entry"])
+    try:
+        data = _bundle_bytes(tuple(cc), archive, meta["bundle"])
+    except (KeyError, OSError, zipfile.BadZipFile):  # an archive damaged after its index: compile
+        return None
+    image = data[meta["offset"]:meta["offset"] + meta["size"]]
+    return (image, meta["format"], meta["entry"])
 
 
 def is_shipped(spec: KernelSpec, cc: tuple) -> bool:
