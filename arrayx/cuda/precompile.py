@@ -424,8 +424,8 @@ def build_parser(prog: str = "python -m arrayx warmup") -> argparse.ArgumentPars
     p.add_argument("--ship", action="store_true",
                    help="for packaging arrayx: rewrite arrayx/cuda/prebuilt/sm_<cc>.zip, the "
                         "kernels shipped in the package (for sm_90 every kernel but the strided "
-                        "and pitched-row elementwise ones, for sm_80 the commonest first calls'), instead of "
-                        "filling the cache")
+                        "and pitched-row elementwise ones, for sm_80 the commonest first "
+                        "calls'), instead of filling the cache")
     p.add_argument("--ship-libraries", action="store_true",
                    help="for packaging arrayx, on a GPU: rewrite arrayx/cuda/prebuilt/"
                         "cccl-sm_<cc>.zip, the CUB builds (sort, argsort, unique, isin) shipped "
