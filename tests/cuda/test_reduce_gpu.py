@@ -159,6 +159,9 @@ def test_split_reductions_on_a_user_stream(rng):
     h = rng.standard_normal(1 << 23, dtype=np.float32)
     x = _dev(h)
     s = xc.Stream(0)
+    # streams are not ordered with each other (as in PyTorch and CuPy): the upload, queued on the
+    # default stream, must be waited for by the stream that reads x
+    s.wait_stream(xc.current_stream(0))
     with s:
         results = [xp.sum(x) for _ in range(20)] + [xp.argmax(x) for _ in range(20)]
     s.synchronize()
