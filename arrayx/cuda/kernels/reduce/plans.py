@@ -26,7 +26,7 @@ from ...engine.layout import c_strides, collapse, vector_width
 from .._common import padded_dims
 from . import tuning
 from .reduction import Reduction
-from .source import column_spec, group_spec
+from .source import column_spec, column_width, group_spec
 
 
 class Plan:
@@ -114,10 +114,7 @@ def _plan_rows(plan, sms, red, lay, ksh, kst, rsh, rst, K, scalar, vec, align):
 def _plan_column(plan, sms, red, K, sK, M, B, sB, scalar, vec):
     """Column reduction of B batches (stride sB) of K rows (stride sK) of M contiguous columns:
     tiles of 32 lanes * N columns, split over S blocks each when the tiles are few."""
-    N = vector_width(red.in_dt.itemsize) if vec else 1
-    part_bytes = sum(np.dtype(t).itemsize for t in red.parts)
-    while N > 1 and tuning.BLOCK * N * part_bytes > tuning.COLUMN_SHARED_BYTES:
-        N //= 2
+    N = column_width(red, vec)
     tiles = -(-M // (32 * N))
     S = split_count(B * tiles, K // (tuning.WARPS * tuning.COLUMN_UNROLL * 2), sms)
     split = S > 1

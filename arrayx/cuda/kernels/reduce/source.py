@@ -330,6 +330,17 @@ def column_name(red, N, vec, split):
             f"_column" + (f"v{N}" if vec else "") + ("_split" if split else ""))
 
 
+def column_width(red, vec):
+    """N, the columns a lane of the column kernel owns: one 16-byte vector's worth (`vec`), halved
+    while the block's shared accumulators would pass COLUMN_SHARED_BYTES (argmax of 1-byte
+    dtypes: 16 columns of value and index a lane); 1 without vectors."""
+    N = vector_width(red.in_dt.itemsize) if vec else 1
+    part_bytes = sum(np.dtype(t).itemsize for t in red.parts)
+    while N > 1 and tuning.BLOCK * N * part_bytes > tuning.COLUMN_SHARED_BYTES:
+        N //= 2
+    return N
+
+
 def column_spec(red, N, vec, split):
     """The column kernel: B batches of K rows (stride sK) of M contiguous columns; lanes own N
     adjacent columns (`vec`: one vector load), the warps interleave the rows and combine in
@@ -381,18 +392,25 @@ def column_spec(red, N, vec, split):
 
 
 def precompile_specs():
-    """The kernels the commonest reductions launch (for precompile.py): every operation on
-    float32/float64 (and sum/all/any on int32, int64, bool; the NaN-ignoring ones and the
-    moments on float32 and float64 only) over contiguous rows of each group size, split rows
-    (the all-reduce), and columns (vector and scalar, split or not)."""
-    f32, f64, i32, i64 = (np.dtype(d) for d in ("float32", "float64", "int32", "int64"))
+    """The kernels the reductions launch with their default result dtypes (for precompile.py):
+    every operation on float32/float64 (the NaN-ignoring ones and the moments on those only);
+    sum, prod, max, min, argmax and argmin on every integer dtype; sum, prod and mean on the
+    complex ones; all and any on every dtype. Each over contiguous rows of each group size,
+    split rows (the all-reduce), and columns (vector and scalar, split or not)."""
+    f32, f64, i64, u64 = (np.dtype(d) for d in ("float32", "float64", "int64", "uint64"))
+    ints = [np.dtype(f"{k}int{b}") for k in ("", "u") for b in (8, 16, 32, 64)]
+    complexes = [np.dtype("complex64"), np.dtype("complex128")]
     cases = [(n, d, d) for n in ("sum", "prod", "max", "min", "mean") for d in (f32, f64)]
     cases += [(n, d, d) for n in NAN if n not in NAN_ARG for d in (f32, f64)]
     cases += [(n, d, d) for n in MOMENTS for d in (f32, f64)]
     cases += [(n, d, i64) for n in NAN_ARG for d in (f32, f64)]
-    cases += [(n, d, BOOL) for n in ("all", "any") for d in (BOOL, i32, f32)]
-    cases += [("sum", d, i64) for d in (BOOL, i32, i64)]
-    cases += [(n, d, i64) for n in ARG for d in (f32, f64, i32, i64)]
+    cases += [(n, d, BOOL) for n in ("all", "any") for d in [BOOL, f32, f64] + ints + complexes]
+    cases += [("sum", BOOL, i64)]
+    # sum and prod of an integer dtype accumulate in the default integer of its signedness
+    cases += [(n, d, u64 if d.kind == "u" else i64) for n in ("sum", "prod") for d in ints]
+    cases += [(n, d, d) for n in ("max", "min") for d in ints]
+    cases += [(n, d, i64) for n in ARG for d in [f32, f64] + ints]
+    cases += [(n, d, d) for n in ("sum", "prod", "mean") for d in complexes]
     block = tuning.BLOCK
     out = []
     for name, in_dt, out_dt in cases:
@@ -400,7 +418,7 @@ def precompile_specs():
         n = vector_width(in_dt.itemsize)
         for split in (True, False):
             out.append(group_spec(red, "contig", block, n, True, 1, 0, split, 32))
-            out.append(column_spec(red, n, True, split))
+            out.append(column_spec(red, column_width(red, True), True, split))
             out.append(column_spec(red, 1, False, split))
         out += [group_spec(red, "contig", t, n, True, 1, 0, False, 32) for t in (1, 32)]
     return list({spec.source: spec for spec in out}.values())
