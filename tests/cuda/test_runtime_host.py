@@ -459,3 +459,41 @@ def test_backends_import_no_namespace_module(backend):
     found = {m: sorted(d for d in deps if _is_namespace(d))
              for m, deps in graph.items() if m == backend or m.startswith(backend + ".")}
     assert not {m: d for m, d in found.items() if d}
+
+
+def test_flush_waits_for_a_submission_another_thread_has_begun(monkeypatch):
+    """A thread's flush (before its copy, library call or event) must return only after the
+    launches it recorded are on the stream, even when another thread has already taken them off
+    the queue and is still capturing them: before, flush saw the queue empty and returned, so a
+    cuFFT call or a device-to-host copy could overtake the kernels producing its input (one
+    thread's hfft came back all wrong on the H200)."""
+    import threading
+    from arrayx.cuda.engine import encoder as enc_mod
+    stream = types.SimpleNamespace(device=None, device_index=-1, handle=None)
+    enc = enc_mod.Encoder(stream)
+    enc.deferred = []
+    capturing, release, order = threading.Event(), threading.Event(), []
+
+    def slow_submit(d):  # what _submit_graph does: take the launches, then capture and launch
+        launches, enc.deferred = enc.deferred, []
+        capturing.set()
+        release.wait(5)
+        order.append(("launched", len(launches)))
+
+    monkeypatch.setattr(enc, "_submit_deferred", slow_submit)
+    monkeypatch.setattr(enc_mod, "driver", lambda: None)
+    enc.deferred.append("a recorded launch")
+    def commit_elsewhere():  # another thread's commit: the lock held through the submission
+        with enc.lock:
+            slow_submit(None)
+
+    other = threading.Thread(target=commit_elsewhere)
+    other.start()
+    assert capturing.wait(5)
+    flushing = threading.Thread(target=lambda: (enc.flush(), order.append(("flushed",))))
+    flushing.start()
+    flushing.join(0.2)
+    release.set()
+    other.join(5)
+    flushing.join(5)
+    assert order == [("launched", 1), ("flushed",)]

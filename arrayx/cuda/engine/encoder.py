@@ -115,9 +115,12 @@ class Encoder:
         """Before a non-kernel stream operation (copy, memset, library call, event): submit the
         deferred launches. The batch stays open: its records and byte count go on, and its
         event, recorded at the commit, comes after that operation too, so a library call between
-        two kernels costs no event of its own."""
-        if self.deferred:
-            with self.lock:
+        two kernels costs no event of its own. Always under the lock, even with nothing
+        recorded: another thread may be submitting this thread's launches right now (it took them
+        off ``deferred`` and has not launched them yet), and the operation that follows must
+        reach the stream after them."""
+        with self.lock:
+            if self.deferred:
                 self._submit_deferred(driver())
 
     # -- batches -----------------------------------------------------------------------------
