@@ -395,7 +395,7 @@ def precompile_specs():
     """The kernels the reductions launch with their default result dtypes (for precompile.py):
     every operation on float32/float64 (the NaN-ignoring ones and the moments on those only);
     sum, prod, max, min, argmax and argmin on every integer dtype; sum, prod and mean on the
-    complex ones; all and any on every dtype. Each over contiguous rows of each group size,
+    complex ones; all and any on every dtype but uint8. Each over contiguous rows of each group size,
     split rows (the all-reduce), and columns (vector and scalar, split or not)."""
     f32, f64, i64, u64 = (np.dtype(d) for d in ("float32", "float64", "int64", "uint64"))
     ints = [np.dtype(f"{k}int{b}") for k in ("", "u") for b in (8, 16, 32, 64)]
@@ -404,7 +404,9 @@ def precompile_specs():
     cases += [(n, d, d) for n in NAN if n not in NAN_ARG for d in (f32, f64)]
     cases += [(n, d, d) for n in MOMENTS for d in (f32, f64)]
     cases += [(n, d, i64) for n in NAN_ARG for d in (f32, f64)]
-    cases += [(n, d, BOOL) for n in ("all", "any") for d in [BOOL, f32, f64] + ints + complexes]
+    # uint8's all/any would share bool's kernel names (bool is stored as uint8), not its source
+    cases += [(n, d, BOOL) for n in ("all", "any")
+              for d in [BOOL, f32, f64] + [d for d in ints if d != np.uint8] + complexes]
     cases += [("sum", BOOL, i64)]
     # sum and prod of an integer dtype accumulate in the default integer of its signedness
     cases += [(n, d, u64 if d.kind == "u" else i64) for n in ("sum", "prod") for d in ints]
