@@ -318,12 +318,12 @@ def write_shipped_archive(path: str, kernels) -> int:
     """Write a shipped-kernel archive: `kernels` are (shipped key, name, entry, image) of cubins,
     grouped into LZMA-compressed bundles (``compiler.shipped_bundle``) and indexed by key (sorted
     members and fixed timestamps: the same kernels give the same bytes). Returns its size."""
-    bundles, index = {}, {}
+    bundles, sizes, index = {}, {}, {}
     for key, name, entry, image in sorted(kernels):
         bundle = compiler.shipped_bundle(name)
-        parts = bundles.setdefault(bundle, [])
-        offset = sum(len(p) for p in parts)
-        parts.append(image)
+        bundles.setdefault(bundle, []).append(image)
+        offset = sizes.get(bundle, 0)
+        sizes[bundle] = offset + len(image)
         index[key] = {"name": name, "entry": entry, "format": "cubin", "bundle": bundle,
                       "offset": offset, "size": len(image)}
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)

@@ -395,8 +395,8 @@ def precompile_specs():
     """The kernels the reductions launch with their default result dtypes (for precompile.py):
     every operation on float32/float64 (the NaN-ignoring ones and the moments on those only);
     sum, prod, max, min, argmax and argmin on every integer dtype; sum, prod and mean on the
-    complex ones; all and any on every dtype but uint8. Each over contiguous rows of each group size,
-    split rows (the all-reduce), and columns (vector and scalar, split or not)."""
+    complex ones; all and any on every dtype but uint8. Each over contiguous rows of each group
+    size, split rows (the all-reduce), and columns (vector and scalar, split or not)."""
     f32, f64, i64, u64 = (np.dtype(d) for d in ("float32", "float64", "int64", "uint64"))
     ints = [np.dtype(f"{k}int{b}") for k in ("", "u") for b in (8, 16, 32, 64)]
     complexes = [np.dtype("complex64"), np.dtype("complex128")]
