@@ -11,7 +11,9 @@ own because the simulator replaces numba.cuda for the whole process:
 * tile_sim.py: the elementwise transposing tile kernels (scalar, vector, 32 x 32 and byte
   designs) over partial tiles, against NumPy;
 * random_sim.py: the random family's kernels against the CPU backend's streams (bits, floats,
-  normals, integers).
+  normals, integers);
+* sort_sim.py: the short-row sort (sort/block.py) against NumPy's stable sort, every key width
+  and kind, both orders, values and positions.
 """
 
 import ast
@@ -40,7 +42,8 @@ def _listed_cases(script):
 CASES = [("reduce_sim.py", case) for case in _listed_cases("reduce_sim.py")] + \
     [("scan_sim.py", case) for case in _listed_cases("scan_sim.py")] + \
     [("tile_sim.py", case) for case in _listed_cases("tile_sim.py")] + \
-    [("random_sim.py", case) for case in _listed_cases("random_sim.py")]
+    [("random_sim.py", case) for case in _listed_cases("random_sim.py")] + \
+    [("sort_sim.py", case) for case in _listed_cases("sort_sim.py")]
 
 
 @pytest.mark.parametrize("script, case", CASES)

@@ -29,7 +29,7 @@ def test_memory_returns_to_start(rng):
 
 def test_algorithms_are_built_once(rng):
     from arrayx.cuda.libraries import cub
-    x = xp.asarray(rng.normal(size=1000).astype(np.float64), device="cuda:0")
+    x = xp.asarray(rng.normal(size=5000).astype(np.float64), device="cuda:0")  # past block.MAX_ROW
     xp.argsort(x)
     built = dict(cub._algorithms)
     xp.argsort(x[::-1])
@@ -48,3 +48,38 @@ def test_sort_on_another_stream_sees_queued_work(rng):
         r = xp.sort(y, descending=True)
     s.synchronize()
     np.testing.assert_array_equal(np.asarray(r.to_device("cpu")), np.sort(a * 2)[::-1])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "uint16", "int64", "bool"])
+@pytest.mark.parametrize("n", [2, 31, 256, 1000, 2048, 2049])
+def test_short_rows_and_the_radix_path_agree_with_numpy(rng, dtype, n):
+    """Rows up to block.MAX_ROW (2048) sort in shared memory, longer ones through CUB: both equal
+    NumPy's stable sort, on many rows, a strided view and the axis not last."""
+    from arrayx.cuda.kernels.sort import block
+    assert block.fits(n) == (n <= 2048)
+    if dtype == "bool":
+        a = rng.random((7, n)) < 0.5
+    elif dtype.startswith("float"):
+        a = rng.normal(size=(7, n)).astype(dtype)
+        a.flat[::5] = np.nan
+        a.flat[1::7] = -0.0
+        a.flat[2::11] = np.inf
+    else:
+        a = rng.integers(-5 if dtype.startswith("int") else 0, 9, size=(7, n)).astype(dtype)
+    x = xp.asarray(a, device="cuda:0")
+    host = lambda r: np.asarray(r.to_device("cpu"))  # noqa: E731
+    np.testing.assert_array_equal(host(xp.sort(x)), np.sort(a, kind="stable"))
+    np.testing.assert_array_equal(host(xp.argsort(x)), np.argsort(a, kind="stable"))
+    np.testing.assert_array_equal(host(xp.sort(x[::2, ::-1])), np.sort(a[::2, ::-1]))
+    np.testing.assert_array_equal(host(xp.argsort(x.T, axis=0)), np.argsort(a.T, axis=0,
+                                                                          kind="stable"))
+    got = host(xp.argsort(x, descending=True))
+    if dtype.startswith("float"):  # NaNs first descending
+        keys = np.where(np.isnan(a), np.inf, a)
+        np.testing.assert_array_equal(np.take_along_axis(keys, got, -1),
+                                      -np.sort(-keys, kind="stable"))
+    else:
+        np.testing.assert_array_equal(np.take_along_axis(a, got, -1), np.sort(a)[:, ::-1])
+    vals = np.take_along_axis(a, got, -1)
+    same = vals[:, 1:] == vals[:, :-1]
+    assert (got[:, 1:][same] > got[:, :-1][same]).all()  # ties in their original order

@@ -1,5 +1,7 @@
-"""The sort family on CUDA: sort and argsort (here), unique and isin (sets.py), all built on CUB's
-device radix sort (libraries/cub.py, through cuda-cccl's ``cuda.compute``).
+"""The sort family on CUDA: sort and argsort (here), unique and isin (sets.py), built on CUB's
+device radix sort (libraries/cub.py, through cuda-cccl's ``cuda.compute``), and on a bitonic sort
+in shared memory for rows of up to ``block.MAX_ROW`` elements (block.py: one launch, no
+cuda.compute, and the same order as the radix path).
 
 CUB's radix sort is stable in both orders and compares floats by value except that it orders
 them by bit pattern beyond that: -0.0 and +0.0 are one key (CUB maps -0.0 to +0.0 when it
@@ -11,7 +13,8 @@ order (CUB's own, still stable) puts them first, with equal elements (-0.0 and +
 their original order in both directions, as the CPU backend does. Integers are sorted as they
 are (no pass when the rows are already contiguous).
 
-Layouts. The sorted axis is moved last (a view); its rows, contiguous, are what CUB sorts:
+Layouts. The sorted axis is moved last (a view); its rows, contiguous, are what block.py sorts
+when they are short enough, and otherwise CUB:
 
 * one row (a 1-D array, or every other dimension of length 1): one radix sort, keys only for
   ``sort`` and (keys, 0..n-1) pairs for ``argsort``;
@@ -28,7 +31,8 @@ Argsort carries int32 positions through CUB when the array has fewer than 2^31 e
 widens them afterwards (``keys.index_dtype``: half the payload bytes).
 
 Modules: this one (sort, argsort, and the family's API), ``keys`` (the elementwise passes that
-make keys and payloads), ``sets`` (unique and isin, and the family's precompile specs).
+make keys and payloads), ``block`` (short rows), ``sets`` (unique and isin, and the family's
+precompile specs).
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from ...engine import runtime
 from ...engine.array import CudaArray, new_array
 from ...libraries.cub import radix_sort
 from .. import elementwise
+from . import block
 from .keys import (I64, U32, U64, as_dtype, index_dtype, iota, nan_canon_op, position_op,
                    row_op, unsigned)
 from .sets import isin, precompile_specs, unique  # noqa: F401  (the family's API)
@@ -78,6 +83,10 @@ def _sorted(a: CudaArray, axis: int, descending: bool, indices: bool) -> CudaArr
     R = n // K
     alloc = dev.allocator
     idx_dt = index_dtype(n)
+    if block.fits(K):
+        out = new_array(dev.index, moved.shape, I64 if indices else a.dtype, alloc)
+        block.sort_rows(keys, out, descending, indices)
+        return _move_back(out, order)
     out = new_array(dev.index, moved.shape, idx_dt if indices else a.dtype, alloc)
     if R == 1:
         if indices:

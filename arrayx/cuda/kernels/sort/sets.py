@@ -38,6 +38,7 @@ from ...engine import compiler, layout, runtime, transfer
 from ...engine.array import CudaArray, new_array
 from ...libraries.cub import inclusive_sum, radix_sort
 from .. import elementwise
+from . import block
 from .._common import DIM_BUCKETS
 from ..elementwise.ops import Op
 from .._common import PREAMBLE
@@ -374,4 +375,5 @@ def precompile_specs() -> list:
             out.append(unique_words_scatter_spec(dt))
         out.append(isin_search_spec(dt))
     out.append(gather_spec("uint64"))
+    out += block.precompile_specs()
     return list({spec.source: spec for spec in out}.values())  # float64 and complex128 share one

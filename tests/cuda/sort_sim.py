@@ -1,0 +1,99 @@
+"""Run the short-row sort kernels (arrayx/cuda/kernels/sort/block.py) on numba's CUDA simulator
+(no GPU), with the host's launch geometry (block.geometry), against NumPy's stable sort of the
+same keys: every key width and kind, both orders, values and positions, rows of 2 to 600
+elements (several rows a block, one row a block, padding), random data with ties and the special
+floats (NaN, +-inf, +-0.0).
+
+    python tests/cuda/sort_sim.py [all|ints|floats]
+
+Prints one line a case and "BAD <count>"; exits 1 when any is wrong. A separate process because
+the simulator replaces numba.cuda for the whole process (tests/cuda/test_simulated_kernels.py).
+"""
+
+import sys
+
+import numpy as np
+from cuda_sim import NUMPY_TYPES, launch  # first: numba.cuda becomes the simulator
+from numba import cuda
+
+from arrayx.cuda.kernels.sort import block
+
+CASES = ("ints", "floats")
+SHAPES = ((1, 2), (5, 3), (3, 17), (2, 100), (1, 600))
+
+
+def _kernel(width, kind, indices):
+    spec = block.kernel_spec(width, kind, indices)
+    ns = {"cuda": cuda, **NUMPY_TYPES}
+    exec(spec.source, ns)
+    return ns[spec.entry]
+
+
+def _expected(a, descending, indices):
+    """NumPy's stable order of `a`'s rows: NaNs last ascending and first descending, ties (-0.0
+    and +0.0 included) in their original order either way."""
+    if a.dtype.kind == "f":
+        nan = np.isnan(a)
+        value = np.where(nan | (a == 0), 0, a)  # -0.0 and +0.0 tie
+        keys = (-value, ~nan) if descending else (value, nan)  # lexsort: the last key first
+        order = np.lexsort(keys)
+    else:
+        key = a.astype(np.uint8) if a.dtype.kind == "b" else a
+        order = np.argsort(~key if descending else key, axis=-1, kind="stable")  # ~: reversing
+    return order if indices else np.take_along_axis(a, order, -1)
+
+
+def _data(rng, dt, shape):
+    if dt.kind == "f":
+        a = rng.choice(np.array([0.0, -0.0, 1.5, -1.5, np.inf, -np.inf, np.nan, 2.0, -7.0],
+                                dt), size=shape)
+        return np.where(rng.random(shape) < 0.5, rng.normal(size=shape).astype(dt), a)
+    info = np.iinfo(dt)
+    a = rng.integers(info.min, info.max, size=shape, dtype=dt, endpoint=True)
+    few = rng.integers(-3 if dt.kind == "i" else 0, 4, size=shape).astype(dt)  # ties
+    return np.where(rng.random(shape) < 0.5, a, few)
+
+
+def run(case):
+    rng = np.random.default_rng(7)
+    if case == "ints":
+        dtypes = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
+                  "uint64"]
+    else:
+        dtypes = ["float32", "float64"]
+    bad = 0
+    for name in dtypes:
+        dt = np.dtype(name)
+        width, kind = dt.itemsize, block.KINDS[dt.kind]
+        for indices in (False, True):
+            fn = _kernel(width, kind, indices)
+            for shape in SHAPES:
+                a = _data(rng, dt, shape) if dt.kind != "b" else rng.random(shape) < 0.5
+                if dt.kind == "f":  # the host makes NaNs canonical first (keys.nan_canon_op)
+                    a = np.where(np.isnan(a), dt.type(np.nan), a)
+                bits = np.ascontiguousarray(a).view(f"uint{8 * width}").ravel()
+                for descending in (False, True):
+                    rows, n = shape
+                    out = np.zeros(a.size, np.int64 if indices else bits.dtype)
+                    grid, threads, args = block.geometry(rows, n, width, descending)
+                    launch(fn, grid, threads, [out, bits, *args], range(grid))
+                    got = out.reshape(shape)
+                    if not indices:
+                        got = got.view(a.dtype if dt.kind != "b" else np.uint8)
+                    want = _expected(a, descending, indices)
+                    if dt.kind == "b":
+                        want = want.astype(np.uint8) if not indices else want
+                    ok = np.array_equal(got.view(np.uint8) if got.dtype.kind == "f" else got,
+                                        want.view(np.uint8) if want.dtype.kind == "f" else want)
+                    bad += not ok
+                    print(f"{'ok ' if ok else 'BAD'} {name} {shape} "
+                          f"{'indices' if indices else 'values'} "
+                          f"{'descending' if descending else 'ascending'}", flush=True)
+    return bad
+
+
+if __name__ == "__main__":
+    which = sys.argv[1] if len(sys.argv) > 1 else "all"
+    total = sum(run(c) for c in (CASES if which == "all" else (which,)))
+    print(f"BAD {total}")
+    sys.exit(1 if total else 0)
