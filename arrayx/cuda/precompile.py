@@ -71,6 +71,7 @@ SHIPPED_PATTERNS = (
     rf"scan_sum_{_FOUR}_to_\w+_vv32r_\w+",
     r"scan_flag_bool_to_int32_vv32r_\w+",
     r"scan_select_(uint8|uint32|uint64)_bool_to_int32_\w+",
+    r"sort_block_\w+",  # short rows: the first sort of a small array
     r"rows_\w+",  # the row functions' (eager and arrayx.compile's) at the commonest lengths
 )
 SHIPPED_CCS = ((9, 0), (8, 0))
