@@ -110,6 +110,24 @@ def test_matrix_vector(B, dev, rng, dtype, shapes):
         assert rel_err(got, hi(ha) @ hi(hb)) < bound(dtype, shapes[0][1])
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_vector_dot_products(B, dev, rng, dtype):
+    """(1 x K) @ (K x 1) goes through cuBLAS's dot with the result left on the GPU: contiguous,
+    strided and reversed vectors; the products after it (host scalars again) stay right."""
+    ha, hb = rand(rng, (1, 3000), dtype), rand(rng, (9000, 1), dtype)
+    a, b = put(B, dev, ha), put(B, dev, hb)
+    cases = [(a, B.getitem(b, (slice(None, 3000), slice(None))), ha, hb[:3000]),
+             (a, B.getitem(b, (slice(None, None, 3), slice(None))), ha, hb[::3]),
+             (B.getitem(a, (slice(None), slice(None, None, -1))), B.getitem(b, (slice(6000, None),
+              slice(None))), ha[:, ::-1], hb[6000:])]
+    for x, y, hx, hy in cases:
+        got = get(B, B.matmul(x, y))
+        assert got.shape == (1, 1) and rel_err(got, hi(hx) @ hi(hy)) < bound(dtype, 3000)
+    hm = rand(rng, (40, 3000), dtype)
+    got = get(B, B.matmul(put(B, dev, hm), B.getitem(b, (slice(None, 3000), slice(None)))))
+    assert rel_err(got, hi(hm) @ hi(hb[:3000])) < bound(dtype, 3000)
+
+
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "int64", "uint64"])
 def test_integer_matmul_wraps_like_numpy(B, dev, rng, dtype):
     ha, hb = rand(rng, (2, 5, 7), dtype), rand(rng, (7, 3), dtype)

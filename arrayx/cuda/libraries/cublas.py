@@ -42,6 +42,12 @@ class ComputeType(IntEnum):
     COMPUTE_32F_FAST_TF32 = 77
 
 
+class PointerMode(IntEnum):
+    """cublasPointerMode_t (cublas_api.h): where scalars and scalar results live."""
+    HOST = 0
+    DEVICE = 1
+
+
 GEMM_DEFAULT = -1  # cublasGemmAlgo_t CUBLAS_GEMM_DEFAULT (cublas_api.h): cuBLAS's heuristics
 
 library = Library("cublas", Status, Status.CUBLAS_STATUS_ALLOC_FAILED)
@@ -51,6 +57,13 @@ _p, _i, _ll = c_void_p, c_int, c_longlong
 
 create = library.function("cublasCreate_v2", out=(_p,))
 set_stream = library.function("cublasSetStream_v2", _p, _p)
+set_pointer_mode = library.function("cublasSetPointerMode_v2", _p, _i)
+# (handle, n, x, incx, y, incy, result); the complex ones unconjugated (cdotu, zdotu)
+_DOT = (_p, _i, _p, _i, _p, _i, _p)
+sdot = library.function("cublasSdot_v2", *_DOT)
+ddot = library.function("cublasDdot_v2", *_DOT)
+cdotu = library.function("cublasCdotu_v2", *_DOT)
+zdotu = library.function("cublasZdotu_v2", *_DOT)
 # (handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy)
 _GEMV = (_p, _i, _i, _i, _p, _p, _i, _p, _i, _p, _p, _i)
 sgemv = library.function("cublasSgemv_v2", *_GEMV)

@@ -50,13 +50,20 @@ from ...engine.layout import c_strides
 
 # TF32 tensor cores for float32 products: opt-in, as they round the inputs to 10 mantissa bits.
 _allow_tf32 = os.environ.get("ARRAYX_ALLOW_TF32", "0") not in ("", "0", "false", "False")
-USE_GEMV = True  # matrix times vector through gemv: it reaches the copy bandwidth, gemm does not
+# matrix times vector through gemv (it reaches the copy bandwidth, gemm does not), vector times
+# vector through dot (whose first call in a process costs a few ms where gemv's and gemm's cost
+# 0.1 s of cuBLAS's set-up)
+USE_GEMV = True
 
 _INT64 = np.dtype(np.int64)
 _GEMV = {np.dtype(np.float32): libraries.cublas.sgemv,
          np.dtype(np.float64): libraries.cublas.dgemv,
          np.dtype(np.complex64): libraries.cublas.cgemv,
          np.dtype(np.complex128): libraries.cublas.zgemv}
+_DOT = {np.dtype(np.float32): libraries.cublas.sdot,
+        np.dtype(np.float64): libraries.cublas.ddot,
+        np.dtype(np.complex64): libraries.cublas.cdotu,
+        np.dtype(np.complex128): libraries.cublas.zdotu}
 _ORGQR = {np.dtype(np.float32): "sorgqr", np.dtype(np.float64): "dorgqr",
           np.dtype(np.complex64): "cungqr", np.dtype(np.complex128): "zungqr"}
 # LAPACK's job letters of gesvd: all columns, the min(M, N) first ones, none.
@@ -245,6 +252,7 @@ class _ProductPlan(NamedTuple):
     copy_a: bool
     copy_b: bool
     gemv: tuple | None   # (a is the matrix, trans, m, n, ld, vector increment)
+    dot: tuple | None    # (a's increment, b's increment): (1 x K) @ (K x 1)
     op_a: int
     ld_a: int
     op_b: int
@@ -262,8 +270,12 @@ def _product_plan(a_shape, a_strides, b_shape, b_strides, use_gemv) -> _ProductP
     out_shape = batch + (M, N)
     copy_a, op_a, ld_a, a_batch, a_strides = _operand_layout(a_shape, a_strides, batch)
     copy_b, op_b, ld_b, b_batch, b_strides = _operand_layout(b_shape, b_strides, batch)
-    gemv = None
-    if use_gemv and math.prod(batch) == 1 and 1 in (M, N):
+    gemv = dot = None
+    if use_gemv and math.prod(batch) == 1 and M == N == 1:
+        incs = (a_strides[-1], b_strides[-2]) if K > 1 else (1, 1)
+        if min(incs) >= 1:
+            dot = incs
+    if use_gemv and dot is None and math.prod(batch) == 1 and 1 in (M, N):
         if N == 1:   # (M x K) @ (K x 1): the matrix is a, the vector b's column
             a_is_matrix, rows, rs, cs, inc = True, M, a_strides[-2], a_strides[-1], b_strides[-2]
         else:        # (1 x K) @ (K x N) = (b^T @ a^T)^T: the matrix is b^T
@@ -277,8 +289,8 @@ def _product_plan(a_shape, a_strides, b_shape, b_strides, use_gemv) -> _ProductP
             gemv = (a_is_matrix, trans, m, n, ld, inc)
     calls = tuple((count,) + tuple(offsets) + tuple(inner) for count, offsets, inner in
                   _batches(batch, a_batch, b_batch, c_strides(out_shape)[:-2]))
-    return _ProductPlan(out_shape, math.prod(out_shape), copy_a, copy_b, gemv, op_a, ld_a, op_b,
-                        ld_b, calls)
+    return _ProductPlan(out_shape, math.prod(out_shape), copy_a, copy_b, gemv, dot, op_a, ld_a,
+                        op_b, ld_b, calls)
 
 
 class _BlasTypes(NamedTuple):
@@ -349,7 +361,14 @@ def _blas_product(dev, out, a, b, plan: _ProductPlan):
     types = _blas_types(out.dtype)
     stream = libraries.begin(dev)
     handle = libraries.cublas.handle(dev, stream)
-    if plan.gemv is not None:
+    if plan.dot is not None:
+        cublas = libraries.cublas
+        cublas.set_pointer_mode(handle, cublas.PointerMode.DEVICE)  # the result stays on the GPU
+        try:
+            _DOT[out.dtype](handle, K, a.ptr, plan.dot[0], b.ptr, plan.dot[1], out.ptr)
+        finally:
+            cublas.set_pointer_mode(handle, cublas.PointerMode.HOST)
+    elif plan.gemv is not None:
         a_is_matrix, trans, m, n, ld, inc = plan.gemv
         matrix, vector = (a, b) if a_is_matrix else (b, a)
         types.gemv(handle, trans, m, n, types.one, matrix.ptr, ld, vector.ptr, inc, types.zero,
