@@ -107,14 +107,15 @@ class Library:
         return call
 
 
-# What preload() loads: pathfinder's names of the libraries, and their files in the wheels of
-# cuda-toolkit 13 (nvidia/cu13/lib) and of CUDA 12's per-library packages (nvidia/<name>/lib).
-PRELOADED = ("cublas", "cusolver", "cufft")
+# What preload() loads: products' and FFTs' libraries (cuSOLVER's factorisations are rarer first
+# calls, and its load would lengthen the exit of a short program, which waits for the preload).
+PRELOADED = ("cublas", "cufft")
 
 
 def _wheel_library_files(names) -> list:
-    """The files of the libraries `names` in the NVIDIA wheels installed, found without loading
-    them (pathfinder's lookup loads as it searches); none outside the wheels."""
+    """The files of the libraries `names` in the NVIDIA wheels installed (cuda-toolkit 13's
+    nvidia/cu13/lib, CUDA 12's nvidia/<name>/lib), found without loading them (pathfinder's
+    lookup loads as it searches); none outside the wheels."""
     spec = importlib.util.find_spec("nvidia")
     roots = list(spec.submodule_search_locations or ()) if spec else []
     files = []
@@ -141,16 +142,18 @@ def _dlopen_all(files) -> None:
 
 
 def preload() -> None:
-    """Start loading cuBLAS, cuSOLVER and cuFFT on a daemon thread (called once, with the
-    process's first CUDA device): a first product, factorisation or FFT then finds them loaded
-    instead of spending 0.1-0.2 s each in the loader, as CuPy and PyTorch, which load them at
-    import, do. ``ARRAYX_PRELOAD_LIBRARIES=0`` turns it off."""
+    """Start loading cuBLAS and cuFFT on a thread of their own (called once, with the process's
+    first CUDA device): a first product or FFT then finds them loaded instead of spending 0.1 s
+    in the loader, as CuPy and PyTorch, which load them at import, do. Not a daemon thread: the
+    interpreter waits for it at exit, since a process that exits while another thread is inside
+    dlopen can crash (seen: a segmentation fault at the exit of a short program).
+    ``ARRAYX_PRELOAD_LIBRARIES=0`` turns it off."""
     if os.environ.get("ARRAYX_PRELOAD_LIBRARIES", "1").lower() in ("0", "off", "no"):
         return
     files = _wheel_library_files(PRELOADED)
     if files:
         threading.Thread(target=_dlopen_all, args=(files,), name="arrayx library preload",
-                         daemon=True).start()
+                         daemon=False).start()
 
 
 class PerThread:
