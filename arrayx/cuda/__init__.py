@@ -37,15 +37,12 @@ from .kernels import rows as _rows
 from . import primitives as _primitives
 from .engine.runtime import (CudaContextLost, CudaError, CudaKernelError, Event, Stream,  # noqa: F401
                              device_count, synchronize, unavailable_reason)
-from .engine.runtime import ON_FIRST_DEVICE as _ON_FIRST_DEVICE
-from .libraries.calls import preload as _preload_libraries
 from .engine.array import CudaArray  # noqa: F401
 
 register_backend("cuda", {**_primitives.PRIMITIVES, **_linalg.PRIMITIVES, **_fft.PRIMITIVES,
                           **_reduce.PRIMITIVES, **_scan.PRIMITIVES, **_mask.PRIMITIVES,
                           **_search.PRIMITIVES, **_indexing.PRIMITIVES, **_manipulation.PRIMITIVES,
                           **_sort.PRIMITIVES, **_random.PRIMITIVES, **_rows.PRIMITIVES})
-_ON_FIRST_DEVICE.append(_preload_libraries)
 
 
 def is_available() -> bool:

@@ -213,27 +213,17 @@ def get_device(index: int = 0) -> Device:
     return _create_device(index)
 
 
-# Called with the first Device the process creates (the backend registers the libraries'
-# background load here: the engine does not import the layers above it).
-ON_FIRST_DEVICE: list = []
-
-
 def _create_device(index: int) -> Device:
     count = _init()
     if not 0 <= index < count:
         raise ValueError(f"CUDA device {index} does not exist ({count} available"
                          + (f": {_init_error}" if _init_error else "") + ")")
-    first = False
     with _lock:
         dev = _devices[index]
         if dev is None:
-            first = not any(_devices)
             dev = _devices[index] = Device(index)
             _tls.current = dev
     _tls_activate(dev)
-    if first:
-        for hook in ON_FIRST_DEVICE:
-            hook()
     return dev
 
 

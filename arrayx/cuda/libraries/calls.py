@@ -23,9 +23,6 @@ them alive until the GPU has passed that point, exactly as for our own kernels.
 from __future__ import annotations
 
 import ctypes
-import glob
-import importlib.util
-import os
 import threading
 from enum import IntEnum
 
@@ -105,55 +102,6 @@ class Library:
 
         call.__name__ = call.__qualname__ = symbol
         return call
-
-
-# What preload() loads: products' and FFTs' libraries (cuSOLVER's factorisations are rarer first
-# calls, and its load would lengthen the exit of a short program, which waits for the preload).
-PRELOADED = ("cublas", "cufft")
-
-
-def _wheel_library_files(names) -> list:
-    """The files of the libraries `names` in the NVIDIA wheels installed (cuda-toolkit 13's
-    nvidia/cu13/lib, CUDA 12's nvidia/<name>/lib), found without loading them (pathfinder's
-    lookup loads as it searches); none outside the wheels."""
-    spec = importlib.util.find_spec("nvidia")
-    roots = list(spec.submodule_search_locations or ()) if spec else []
-    files = []
-    for name in names:
-        for root in roots:
-            found = sorted(glob.glob(os.path.join(root, "cu*", "lib", f"lib{name}.so.*")) +
-                           glob.glob(os.path.join(root, name, "lib", f"lib{name}.so.*")))
-            if found:
-                files.append(found[0])
-                break
-    return files
-
-
-def _dlopen_all(files) -> None:
-    """dlopen each file as pathfinder does (RTLD_NOW | RTLD_GLOBAL), through a ctypes call of
-    libc's dlopen: a ctypes call releases the GIL, where ctypes.CDLL holds it while the loader
-    maps and relocates the library (0.1 s for cuBLAS), so the other threads run meanwhile. A file
-    that fails to load is left to the first call, which raises with pathfinder's reason."""
-    libc = ctypes.CDLL(None)
-    libc.dlopen.restype = ctypes.c_void_p
-    libc.dlopen.argtypes = (ctypes.c_char_p, ctypes.c_int)
-    for path in files:
-        libc.dlopen(os.fsencode(path), os.RTLD_NOW | os.RTLD_GLOBAL)
-
-
-def preload() -> None:
-    """Start loading cuBLAS and cuFFT on a thread of their own (called once, with the process's
-    first CUDA device): a first product or FFT then finds them loaded instead of spending 0.1 s
-    in the loader, as CuPy and PyTorch, which load them at import, do. Not a daemon thread: the
-    interpreter waits for it at exit, since a process that exits while another thread is inside
-    dlopen can crash (seen: a segmentation fault at the exit of a short program).
-    ``ARRAYX_PRELOAD_LIBRARIES=0`` turns it off."""
-    if os.environ.get("ARRAYX_PRELOAD_LIBRARIES", "1").lower() in ("0", "off", "no"):
-        return
-    files = _wheel_library_files(PRELOADED)
-    if files:
-        threading.Thread(target=_dlopen_all, args=(files,), name="arrayx library preload",
-                         daemon=False).start()
 
 
 class PerThread:
