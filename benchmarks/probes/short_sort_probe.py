@@ -7,7 +7,8 @@ For each rows x length shape (float32 and int64, sort and argsort along the last
 prints the microseconds per call, two ways (as gemv_probe.py): back to back (`--calls` calls
 between two syncs: the GPU's rate) and single (one call then a sync, median of `--calls`: what a
 program that waits sees). "arrayx radix" is the same call with the short-row path switched off
-(block.MAX_ROW set to 1), so it sorts through CUB as rows past 2048 elements do.
+(block.MAX_ROW set to 1), so it sorts through CUB as long rows of large sorts do
+(block.fits).
 """
 
 from __future__ import annotations

@@ -69,8 +69,12 @@ def run(case):
             fn = _kernel(width, kind, indices)
             for shape in SHAPES:
                 a = _data(rng, dt, shape) if dt.kind != "b" else rng.random(shape) < 0.5
-                if dt.kind == "f":  # the host makes NaNs canonical first (keys.nan_canon_op)
-                    a = np.where(np.isnan(a), dt.type(np.nan), a)
+                if dt.kind == "f":  # NaNs of both signs and another payload, kept as they are
+                    bits_view = a.view(f"uint{8 * width}")
+                    bits_view.flat[::7] |= np.array(1 << (8 * width - 1), bits_view.dtype)  # -x
+                    a.flat[3::13] = -np.nan
+                    bits_view.flat[5::17] = bits_view.dtype.type(
+                        0x7FF0000000000001 if width == 8 else 0x7F800001)  # a signalling NaN
                 bits = np.ascontiguousarray(a).view(f"uint{8 * width}").ravel()
                 for descending in (False, True):
                     rows, n = shape

@@ -53,13 +53,15 @@ def test_sort_on_another_stream_sees_queued_work(rng):
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "uint8", "uint16", "int64"])
 @pytest.mark.parametrize("n", [2, 31, 256, 1000, 2048, 2049])
 def test_short_rows_and_the_radix_path_agree_with_numpy(rng, dtype, n):
-    """Rows up to block.MAX_ROW (2048) sort in shared memory, longer ones through CUB: both equal
-    NumPy's stable sort, on many rows, a strided view and the axis not last."""
+    """Rows up to block.MAX_ROW (2048) of a small sort go through shared memory, longer ones
+    through CUB: both equal NumPy's stable sort, on many rows, a strided view and the axis not
+    last."""
     from arrayx.cuda.kernels.sort import block
-    assert block.fits(n) == (n <= 2048)
+    assert block.fits(n, 7 * n) == (n <= 2048)
     if dtype.startswith("float"):
         a = rng.normal(size=(7, n)).astype(dtype)
         a.flat[::5] = np.nan
+        a.flat[3::13] = -np.nan  # sorts with the other NaNs, as in NumPy
         a.flat[1::7] = -0.0
         a.flat[2::11] = np.inf
     else:
@@ -81,3 +83,13 @@ def test_short_rows_and_the_radix_path_agree_with_numpy(rng, dtype, n):
     vals = np.take_along_axis(a, got, -1)
     same = vals[:, 1:] == vals[:, :-1]
     assert (got[:, 1:][same] > got[:, :-1][same]).all()  # ties in their original order
+
+
+def test_many_long_rows_go_through_cub_and_agree_with_numpy(rng):
+    """Past block.SMALL_SORT elements, rows longer than block.LONG_ROW take the radix path."""
+    from arrayx.cuda.kernels.sort import block
+    rows, n = block.SMALL_SORT // 1024 + 1, 1024
+    assert not block.fits(n, rows * n) and block.fits(block.LONG_ROW, rows * n)
+    a = rng.normal(size=(rows, n)).astype(np.float32)
+    got = np.asarray(xp.argsort(xp.asarray(a, device="cuda:0")).to_device("cpu"))
+    np.testing.assert_array_equal(got, np.argsort(a, kind="stable"))

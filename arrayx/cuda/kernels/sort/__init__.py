@@ -1,7 +1,7 @@
 """The sort family on CUDA: sort and argsort (here), unique and isin (sets.py), built on CUB's
 device radix sort (libraries/cub.py, through cuda-cccl's ``cuda.compute``), and on a bitonic sort
-in shared memory for rows of up to ``block.MAX_ROW`` elements (block.py: one launch, no
-cuda.compute, and the same order as the radix path).
+in shared memory for short rows (``block.fits``: up to 512 elements, or 2048 in a small sort;
+block.py: one launch, no cuda.compute, and the same order as the radix path).
 
 CUB's radix sort is stable in both orders and compares floats by value except that it orders
 them by bit pattern beyond that: -0.0 and +0.0 are one key (CUB maps -0.0 to +0.0 when it
@@ -77,16 +77,17 @@ def _sorted(a: CudaArray, axis: int, descending: bool, indices: bool) -> CudaArr
     """sort (indices=False) or argsort (True) of a non-empty `a` with shape[axis] > 1."""
     dev = runtime.get_device(a.device_index)
     moved, order = _rows_last(a, axis)
-    keys = _sort_keys(moved)
     n = a.size
     K = a.shape[axis]
     R = n // K
     alloc = dev.allocator
-    idx_dt = index_dtype(n)
-    if block.fits(K):
+    if block.fits(K, n):  # the kernel makes its own keys (NaNs included)
+        rows = moved if moved.c_contig else elementwise.copy(moved)
         out = new_array(dev.index, moved.shape, I64 if indices else a.dtype, alloc)
-        block.sort_rows(keys, out, descending, indices)
+        block.sort_rows(rows, out, descending, indices)
         return _move_back(out, order)
+    keys = _sort_keys(moved)
+    idx_dt = index_dtype(n)
     out = new_array(dev.index, moved.shape, idx_dt if indices else a.dtype, alloc)
     if R == 1:
         if indices:

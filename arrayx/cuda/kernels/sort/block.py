@@ -7,21 +7,32 @@ in one launch of a kernel that ships with the package. Each row is padded to P, 
 at or above its length, and handled by P / 2 threads (several rows a block while P / 2 < 256).
 
 Keys are the rows' bits as unsigned integers (``keys.unsigned``), made order-preserving: a signed
-integer's sign bit flipped; a float's (NaNs already canonical, ``keys.nan_canon_op``) sign bit set
-when positive and every bit flipped when negative, with -0.0 taken as +0.0. Descending order
-XORs that with all ones. Each key travels with its position in the row, and ties are broken by
-position, which makes the network stable in both orders and puts the padding (all ones, at
-positions past the row) last. The results equal the radix path's: NaNs last ascending, first
-descending, equal elements in their original order.
+integer's sign bit flipped; a float's sign bit set when positive and every bit flipped when
+negative, with every NaN taken as the positive quiet NaN (the largest key) and -0.0 as +0.0.
+Descending order XORs that with all ones. Each key travels with its position in the row, and
+ties are broken by position, which makes the network stable in both orders and puts the padding
+(all ones, at positions past the row) last. The order is the radix path's: NaNs last ascending,
+first descending, equal elements in their original order; the values written are the input's
+bits (a NaN keeps its sign and payload, as in NumPy; the radix path writes canonical NaNs).
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...engine import compiler, runtime
 from ...engine.array import CudaArray
 from .._common import PREAMBLE, kernel_name
+from .keys import float_bits
 
 MAX_ROW = 2048        # the longest row sorted here: P / 2 = 1024 threads, a block's most
+# Past this length a row's network (log2(P) * (log2(P) + 1) / 2 steps over every element) costs
+# more than CUB's radix passes once there are many rows (benchmarks/results/
+# short-sort-2026-12-04.md: 8192 rows of 2048 float32 1.6 times the radix path's time, 65536 rows
+# of 256 0.7 times); so longer rows come here only while the whole sort is small, where
+# launches, not passes, are the cost.
+LONG_ROW = 512
+SMALL_SORT = 1 << 20  # elements
 _ROWS_THREADS = 256   # threads a block while rows are short: 256 // (P / 2) rows each
 _SHARED = MAX_ROW     # keys a block holds: 2 * its threads, at most MAX_ROW
 KINDS = {"b": "u", "u": "u", "i": "i", "f": "f"}
@@ -39,8 +50,11 @@ def kernel_spec(width: int, kind: str, indices: bool) -> compiler.KernelSpec:
         order = [f"u = {word}(b)"]
     elif kind == "i":
         order = [f"u = {word}(b ^ {s})"]
-    else:  # -0.0 is +0.0; negative floats reverse their order
-        order = [f"if b == {s}:", f"    b = {src}(0)",
+    else:  # NaNs one key, -0.0 is +0.0; negative floats reverse their order
+        f = float_bits(np.dtype(f"float{bits}"))
+        order = [f"if (b & {src}({f['abs']:#x})) > {src}({f['inf']:#x}):",
+                 f"    b = {src}({f['qnan']:#x})",
+                 f"if b == {s}:", f"    b = {src}(0)",
                  f"if b & {s}:", f"    u = {word}(~b)",
                  "else:", f"    u = {word}(b | {s})"]
     order = "\n".join("            " + line for line in order)
@@ -136,7 +150,7 @@ def precompile_specs() -> list:
     return [kernel_spec(w, k, ix) for w, k in kinds for ix in (False, True)]
 
 
-def fits(n: int) -> bool:
-    """Whether rows of `n` elements sort here."""
-    return 2 <= n <= MAX_ROW
+def fits(n: int, size: int) -> bool:
+    """Whether rows of `n` elements, `size` elements in all, sort here."""
+    return 2 <= n <= MAX_ROW and (n <= LONG_ROW or size <= SMALL_SORT)
 
