@@ -129,16 +129,20 @@ def test_shipped_kernels_are_the_current_sources(cc):
     path = compiler.shipped_archive_path(cc)
     assert os.path.exists(path), f"{path} is missing: run {REBUILD}"
     with zipfile.ZipFile(path) as archive:
-        index = json.loads(archive.read(compiler.SHIPPED_INDEX))
-        members = set(archive.namelist())
-    want = {compiler.shipped_key(s, cc): s.name for s in precompile.shipped_specs(cc)}
-    stale = sorted(meta["name"] for key, meta in index.items() if key not in want)
-    missing = sorted(name for key, name in want.items() if key not in index)
+        index = {}
+        for bundle in archive.namelist():
+            data = archive.read(bundle)
+            for key, (offset, size, entry) in json.loads(data[:data.index(b"\n")]).items():
+                index[key] = (bundle, data[data.index(b"\n") + 1 + offset:][:4])
+    want = {compiler.shipped_key(s, cc): s for s in precompile.shipped_specs(cc)}
+    stale = sorted(key for key in index if key not in want)
+    missing = sorted(s.name for key, s in want.items() if key not in index)
     assert not stale and not missing, (f"the shipped kernels for sm_{cc[0]}{cc[1]} are stale "
                                        f"({len(stale)} old, {len(missing)} missing, e.g. "
                                        f"{(stale + missing)[:3]}): run {REBUILD}")
-    assert all(meta["bundle"] in members and meta["format"] == "cubin"
-               for key, meta in index.items())
+    # each in the bundle its name selects (the only one a lookup reads), and a cubin
+    assert all(index[key][0] == compiler.shipped_bundle(s.name) for key, s in want.items())
+    assert all(head == b"\x7fELF" for _, head in index.values())
 
 
 def test_sm_90_ships_every_kernel_but_the_strided_and_pitched_elementwise_ones():
@@ -166,18 +170,28 @@ def test_a_shipped_archive_gives_back_each_image_from_its_bundle(tmp_path, monke
     monkeypatch.setattr(compiler, "SHIPPED_DIR", str(tmp_path))
     monkeypatch.setattr(compiler, "_shipped", {})
     monkeypatch.setattr(compiler, "_bundles", {})
-    precompile.write_shipped_archive(compiler.shipped_archive_path((9, 0)), kernels)
-    with zipfile.ZipFile(compiler.shipped_archive_path((9, 0))) as archive:
-        bundles = set(archive.namelist()) - {compiler.SHIPPED_INDEX}
+    path = compiler.shipped_archive_path((9, 0))
+    precompile.write_shipped_archive(path, kernels)
+    with zipfile.ZipFile(path) as archive:
+        bundles = set(archive.namelist())
     assert bundles == {compiler.shipped_bundle(s.name) for s in chosen} and len(bundles) >= 3
     for i, s in enumerate(chosen):
         assert compiler.read_shipped(s, (9, 0)) == (images[s.name], "cubin", f"entry_{i}")
     assert compiler.read_shipped(chosen[0], (8, 0)) is None  # no archive for sm_80 here
-    # a bundle lost after the index was written: the lookup misses (and the kernel compiles)
-    index = {k: dict(m, bundle="missing") for k, m in compiler.shipped_index((9, 0))[1].items()}
-    compiler._shipped[(9, 0)] = (compiler._shipped[(9, 0)][0], index)
+    # a bundle missing from the archive, or damaged: its kernels miss (and compile)
+    lost, damaged = sorted(bundles)[:2]
+    with zipfile.ZipFile(path) as archive:
+        members = {m: archive.read(m) for m in archive.namelist() if m != lost}
+    members[damaged] = b"no index line"
+    with zipfile.ZipFile(path, "w") as archive:
+        for m, data in members.items():
+            archive.writestr(m, data, zipfile.ZIP_LZMA)
+    compiler._shipped.clear()
     compiler._bundles.clear()
-    assert compiler.read_shipped(chosen[0], (9, 0)) is None
+    for s in chosen:
+        expected = None if compiler.shipped_bundle(s.name) in (lost, damaged) else \
+            (images[s.name], "cubin", f"entry_{chosen.index(s)}")
+        assert compiler.read_shipped(s, (9, 0)) == expected
 
 
 @pytest.mark.parametrize("name, bundle", [

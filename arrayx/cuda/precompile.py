@@ -317,24 +317,23 @@ _ZIP_TIME = (2020, 1, 1, 0, 0, 0)  # fixed member timestamps: the same kernels, 
 
 def write_shipped_archive(path: str, kernels) -> int:
     """Write a shipped-kernel archive: `kernels` are (shipped key, name, entry, image) of cubins,
-    grouped into LZMA-compressed bundles (``compiler.shipped_bundle``) and indexed by key (sorted
-    members and fixed timestamps: the same kernels give the same bytes). Returns its size."""
-    bundles, sizes, index = {}, {}, {}
+    grouped into LZMA-compressed bundles (``compiler.shipped_bundle``), each led by the JSON
+    line of its own index (sorted members and fixed timestamps: the same kernels give the same
+    bytes). Returns its size."""
+    bundles, indexes, sizes = {}, {}, {}
     for key, name, entry, image in sorted(kernels):
         bundle = compiler.shipped_bundle(name)
         bundles.setdefault(bundle, []).append(image)
         offset = sizes.get(bundle, 0)
         sizes[bundle] = offset + len(image)
-        index[key] = {"name": name, "entry": entry, "format": "cubin", "bundle": bundle,
-                      "offset": offset, "size": len(image)}
+        indexes.setdefault(bundle, {})[key] = [offset, len(image), entry]
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     tmp = f"{path}.{os.getpid()}.tmp"
     with zipfile.ZipFile(tmp, "w") as archive:
-        archive.writestr(zipfile.ZipInfo(compiler.SHIPPED_INDEX, _ZIP_TIME),
-                         json.dumps(index, indent=0, sort_keys=True), zipfile.ZIP_DEFLATED, 9)
         for bundle in sorted(bundles):
-            archive.writestr(zipfile.ZipInfo(bundle, _ZIP_TIME), b"".join(bundles[bundle]),
-                             zipfile.ZIP_LZMA)
+            head = json.dumps(indexes[bundle], sort_keys=True, separators=(",", ":")).encode()
+            archive.writestr(zipfile.ZipInfo(bundle, _ZIP_TIME),
+                             head + b"\n" + b"".join(bundles[bundle]), zipfile.ZIP_LZMA)
     os.replace(tmp, path)
     return os.path.getsize(path)
 
@@ -360,6 +359,7 @@ def build_shipped(ccs, jobs: int = 1, quiet: bool = False) -> list:
         path = compiler.shipped_archive_path(cc)
         nbytes = write_shipped_archive(path, kernels)
         compiler._shipped.pop(cc, None)
+        compiler._bundles.pop(cc, None)
         written.append((path, len(kernels), nbytes))
     return written
 

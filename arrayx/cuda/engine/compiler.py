@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import lzma
 import os
 import re
 import threading
@@ -302,9 +303,10 @@ def build_binary(spec: KernelSpec, cc: tuple, debug: bool = DEBUG, fresh: bool =
 
 SHIPPED_DIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                             os.pardir, "prebuilt"))
-# in each archive: {shipped key: {"name", "entry", "format", "bundle", "offset", "size"}}
-SHIPPED_INDEX = "index.json"
-_shipped: dict = {}  # cc -> (open ZipFile, index) or None when there is no archive for it
+# Each archive member is a bundle (shipped_bundle): one line of JSON, {shipped key: [offset,
+# size, entry name]}, then the bundle's cubins back to back, the whole member LZMA-compressed. A
+# lookup reads only the bundle its kernel's name selects: no archive-wide index to parse.
+_shipped: dict = {}  # cc -> open ZipFile, or None when there is no archive for it
 _DTYPE_TOKEN = re.compile(r"s?(bool|u?int(8|16|32|64)|float(16|32|64)|complex(64|128))v?")
 
 
@@ -332,27 +334,38 @@ def shipped_archive_path(cc: tuple) -> str:
     return os.path.join(SHIPPED_DIR, f"sm_{cc[0]}{cc[1]}.zip")
 
 
-def shipped_index(cc: tuple):
-    """(archive, index) of the kernels shipped for `cc`, opened once; None without one."""
+def shipped_archive(cc: tuple):
+    """The archive of the kernels shipped for `cc`, opened once; None without one."""
     if cc not in _shipped:
         try:
-            archive = zipfile.ZipFile(shipped_archive_path(cc))
-            _shipped[cc] = (archive, json.loads(archive.read(SHIPPED_INDEX)))
-        except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+            _shipped[cc] = zipfile.ZipFile(shipped_archive_path(cc))
+        except (OSError, zipfile.BadZipFile):
             _shipped[cc] = None
         _bundles.pop(cc, None)
     return _shipped[cc]
 
 
-_bundles: dict = {}  # cc -> {bundle name: its decompressed bytes}, filled on first use
+# cc -> {bundle name: ({shipped key: (offset, size, entry)}, the images' bytes) or None for a
+# bundle the archive lacks or cannot give}, filled on first use
+_bundles: dict = {}
 
 
-def _bundle_bytes(cc: tuple, archive, bundle: str) -> bytes:
+def shipped_bundle_contents(cc: tuple, bundle: str):
+    """(index, images) of one bundle of the archive for `cc` (decompressed once), or None."""
     held = _bundles.setdefault(cc, {})
-    data = held.get(bundle)
-    if data is None:
-        data = held[bundle] = archive.read(bundle)
-    return data
+    if bundle not in held:
+        archive = shipped_archive(cc)
+        contents = None
+        if archive is not None:
+            try:
+                data = archive.read(bundle)
+                end = data.index(b"\n")
+                index = {k: tuple(v) for k, v in json.loads(data[:end]).items()}
+                contents = (index, memoryview(data)[end + 1:])
+            except (KeyError, OSError, ValueError, zipfile.BadZipFile, lzma.LZMAError):
+                contents = None  # missing or damaged: its kernels compile
+        held[bundle] = contents
+    return held[bundle]
 
 
 def shipping_on() -> bool:
@@ -363,34 +376,29 @@ def shipping_on() -> bool:
 
 
 def _shipped_entry(spec: KernelSpec, cc: tuple):
-    """(archive, key, metadata) of `spec` among the shipped kernels, or None."""
+    """((offset, size, entry), the bundle's images) of `spec` among the shipped kernels, or
+    None."""
     if not shipping_on():
         return None
-    shipped = shipped_index(tuple(cc))
-    if shipped is None:
+    contents = shipped_bundle_contents(tuple(cc), shipped_bundle(spec.name))
+    if contents is None:
         return None
-    archive, index = shipped
-    key = shipped_key(spec, cc)
-    meta = index.get(key)
-    return None if meta is None else (archive, key, meta)
+    index, images = contents
+    meta = index.get(shipped_key(spec, cc))
+    return None if meta is None else (meta, images)
 
 
 def read_shipped(spec: KernelSpec, cc: tuple):
     """(image, format, entry) of `spec` from the shipped kernels, or None."""
-    entry = _shipped_entry(spec, cc)
-    if entry is None:
+    found = _shipped_entry(spec, cc)
+    if found is None:
         return None
-    archive, key, meta = entry
-    try:
-        data = _bundle_bytes(tuple(cc), archive, meta["bundle"])
-    except (KeyError, OSError, zipfile.BadZipFile):  # an archive damaged after its index: compile
-        return None
-    image = data[meta["offset"]:meta["offset"] + meta["size"]]
-    return (image, meta["format"], meta["entry"])
+    (offset, size, entry), images = found
+    return (bytes(images[offset:offset + size]), "cubin", entry)
 
 
 def is_shipped(spec: KernelSpec, cc: tuple) -> bool:
-    """Whether the shipped kernels hold `spec` for `cc` (nothing decompressed)."""
+    """Whether the shipped kernels hold `spec` for `cc`."""
     return _shipped_entry(spec, cc) is not None
 
 
