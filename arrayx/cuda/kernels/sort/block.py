@@ -1,9 +1,9 @@
 """Rows of at most ``MAX_ROW`` elements sorted in shared memory: one bitonic network per row, one
 launch for every row.
 
-CUB's radix sort is several launches and, on first use in a process, the import of cuda.compute
-and the load of a built algorithm (a quarter of a second); a row that fits a block sorts faster
-in one launch of a kernel that ships with the package. Each row is padded to P, the power of two
+CUB's radix sort is several launches and, on its first use in a process, the import of
+cuda.compute and the load of a built algorithm; a row that fits a block sorts faster in one
+launch of a kernel that ships with the package. Each row is padded to P, the power of two
 at or above its length, and handled by P / 2 threads (several rows a block while P / 2 < 256).
 
 Keys are the rows' bits as unsigned integers (``keys.unsigned``), made order-preserving: a signed
@@ -27,9 +27,8 @@ from .keys import float_bits
 
 MAX_ROW = 2048        # the longest row sorted here: P / 2 = 1024 threads, a block's most
 # Past this length a row's network (log2(P) * (log2(P) + 1) / 2 steps over every element) costs
-# more than CUB's radix passes once there are many rows (benchmarks/results/
-# short-sort-2026-12-04.md: 8192 rows of 2048 float32 1.6 times the radix path's time, 65536 rows
-# of 256 0.7 times); so longer rows come here only while the whole sort is small, where
+# more than CUB's radix passes once there are many rows (measured: benchmarks/results/
+# short-sort-2026-12-04.md), so longer rows come here only while the whole sort is small, where
 # launches, not passes, are the cost.
 LONG_ROW = 512
 SMALL_SORT = 1 << 20  # elements
