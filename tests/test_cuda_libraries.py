@@ -24,7 +24,8 @@ HEADERS = {"cublas": (("cublas", "cublas_api.h"), ("cudart", "library_types.h"))
 # The ctypes type each C type of the declared functions is passed as: enums are int, handles and
 # streams are pointers, as is gesvdjInfo_t (cufftHandle is an int).
 _ENUMS = ("cublasOperation_t", "cublasFillMode_t", "cublasComputeType_t", "cublasGemmAlgo_t",
-          "cudaDataType", "cudaDataType_t", "cusolverEigMode_t", "cufftType")
+          "cublasPointerMode_t", "cudaDataType", "cudaDataType_t", "cusolverEigMode_t",
+          "cufftType")
 _HANDLES = ("cublasHandle_t", "cusolverDnHandle_t", "cusolverDnParams_t", "gesvdjInfo_t",
             "cudaStream_t")
 C_TYPES = {"int": ctypes.c_int, "int64_t": ctypes.c_int64, "long long int": ctypes.c_longlong,
@@ -117,6 +118,7 @@ def _constants():
     rows += [("cublas", m.name, m.value) for m in cublas.Status]
     rows += [("cublas", f"CUBLAS_FILL_MODE_{m.name}", m.value) for m in cublas.FillMode]
     rows += [("cublas", f"CUBLAS_{m.name}", m.value) for m in cublas.ComputeType]
+    rows += [("cublas", f"CUBLAS_POINTER_MODE_{m.name}", m.value) for m in cublas.PointerMode]
     rows += [("cublas", "CUBLAS_GEMM_DEFAULT", cublas.GEMM_DEFAULT)]
     rows += [("cusolver", m.name, m.value) for m in cusolver.Status]
     rows += [("cusolver", f"CUSOLVER_EIG_MODE_{m.name}", m.value) for m in cusolver.EigMode]
