@@ -341,6 +341,29 @@ def test_cache_key_depends_on_everything():
     assert compiler.cache_key(s1, (9, 0)) == h
 
 
+def test_device_exports_read_by_pattern_equal_a_parse_of_the_modules():
+    """device_exports reads each device module's __all__ and relative imports by pattern (a
+    process's first kernel key waits for it); a full parse must find the same."""
+    import ast
+    from arrayx.cuda.engine import compiler
+    exports, imports = {}, {}
+    for path in sorted(pathlib.Path(compiler._DEVICE_DIR).glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        tree = ast.parse(path.read_text())
+        imports[path.stem] = sorted({n.module for n in ast.walk(tree)
+                                     if isinstance(n, ast.ImportFrom) and n.level == 1})
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__"
+                                                    for t in node.targets):
+                exports.update((name, path.stem) for name in ast.literal_eval(node.value))
+    got = compiler.device_exports()
+    assert {name: module for name, (module, _) in got.items()} == exports and exports
+    for module, deps in imports.items():  # the pattern's imports: the ones each digest covers
+        text = (pathlib.Path(compiler._DEVICE_DIR) / f"{module}.py").read_text()
+        assert sorted(set(compiler._RELATIVE_IMPORT.findall(text))) == deps
+
+
 def test_precompiled_kernels_are_unique_valid_python():
     """Every kernel precompile.py builds (all the run time can pick below 2**31 elements) has a
     unique name and parses; the count stays per function, dtype and layout, not per shape."""

@@ -108,6 +108,8 @@ def versions() -> dict:
 
 _DEVICE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "device")
 _device_exports = None  # helper name -> (device module name, digest of it and what it imports)
+_EXPORTS = re.compile(r"^__all__ = (\[[^\]]*\])", re.M)
+_RELATIVE_IMPORT = re.compile(r"^\s*from \.(\w+) import", re.M)
 
 
 def device_exports() -> dict:
@@ -124,13 +126,13 @@ def device_exports() -> dict:
             module = fname[:-3]
             with open(os.path.join(_DEVICE_DIR, fname), "rb") as f:
                 sources[module] = f.read()
-            tree = ast.parse(sources[module])
-            imports[module] = sorted({node.module for node in ast.walk(tree)
-                                      if isinstance(node, ast.ImportFrom) and node.level == 1})
-            for node in tree.body:
-                if isinstance(node, ast.Assign) and any(
-                        isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
-                    exports.update((name, module) for name in ast.literal_eval(node.value))
+            text = sources[module].decode()
+            # the two statements read by pattern, not by parsing the modules: a process's first
+            # kernel key waits for this
+            imports[module] = sorted(set(_RELATIVE_IMPORT.findall(text)))
+            listed = _EXPORTS.search(text)
+            if listed:
+                exports.update((name, module) for name in ast.literal_eval(listed.group(1)))
 
         def closure(module, seen):
             if module not in seen:
