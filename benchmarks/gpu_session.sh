@@ -14,7 +14,11 @@
 # .git folders.
 # Settings (environment):
 #   STEPS      steps to run, any of: cuda (tests/cuda), ns (NS_TESTS on cuda:0 with host fallback
-#              an error), conf (conformance/run.py --device cuda), bench (BENCHES)
+#              an error), conf (conformance/run.py --device cuda), coldconf (the conformance
+#              suite on an empty kernel cache, then again on what it filled: cuda-cold.json,
+#              cuda-warm.json, their logs, cache-<run>.txt (cache_report.py by template) and
+#              compiled-<run>.txt (the names of the kernels each compiled)), coldstart
+#              (coldstart_bench.py --repeats 2, COLDSTART_TIMEOUT s), bench (BENCHES)
 #   CUDA_TESTS pytest selection for the cuda step (default tests/cuda)
 #   NS_TESTS   pytest selection for the ns step (default: the whole namespace suite, tests/*.py)
 #   BENCHES    benchmark names: benchmarks/<name>_bench.py (elementwise reduce scan indexing sort
@@ -32,6 +36,8 @@
 #   MAX_EXAMPLES, and *_TIMEOUT per step in seconds: CUDA_TIMEOUT, NS_TIMEOUT, CONF_TIMEOUT,
 #              BENCH_TIMEOUT (each benchmark run), BASE_BENCH_TIMEOUT (each baseline run; default
 #              BENCH_TIMEOUT: the baseline's kernels may miss the cache and compile)
+# The wheels are installed with bytecode, as pip installs them for a user (import times in the
+# coldstart step depend on it).
 # Results go to $OUT as two archives (the `run` tool brings back few files), and failures.log
 # (every test failure of the cuda and ns steps as it happened): run.tgz with
 # nvidia-smi.txt, commit.txt, cuda-tests.log, ns-tests.log, conformance.log, cuda.json
@@ -44,7 +50,7 @@ set -o pipefail
 ROOT=$PWD
 FINAL_OUT=${OUT:-/tmp/out}; OUT=/tmp/gpu-session; mkdir -p "$OUT" "$FINAL_OUT"
 STEPS=${STEPS:-cuda ns conf bench}
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target .site .ew/*.whl \
+python3 -m pip install -q --no-index --no-deps --no-cache-dir --target .site .ew/*.whl \
   && export PYTHONPATH=$ROOT:$ROOT/.site:$ROOT/benchmarks || exit 1
 mkdir -p .kcache
 if [[ -f .ew/kcache.txz ]]; then
@@ -79,25 +85,26 @@ bench_summary() {  # benchmark log -> errors and its closing table
   grep -E "Error|Traceback" "$1" | head -5
   grep -v "^  " "$1" | tail -14
 }
+has_step() { [[ " $STEPS " == *" $1 "* ]]; }
 declare -A SECONDS_OF
 step_start() { T=$(date +%s); }
 step_end() { SECONDS_OF[$1]=$(( $(date +%s) - T )); }
 
-if [[ $STEPS == *cuda* ]]; then
+if has_step cuda; then
   step_start
   timeout ${CUDA_TIMEOUT:-150} python3 -m pytest -q -p no:cacheprovider -p failure_log -n 8 \
     --tb=short -rs \
     ${CUDA_TESTS:-tests/cuda} > "$OUT/cuda-tests.log" 2>&1
   step_end cuda
 fi
-if [[ $STEPS == *ns* ]]; then
+if has_step ns; then
   step_start
   ARRAYX_DEVICE=cuda ARRAYX_HOST_FALLBACK=error timeout ${NS_TIMEOUT:-200} python3 -m pytest -q \
     -p no:cacheprovider -p failure_log -n 8 --tb=short ${NS_TESTS:-tests/test_*.py} \
     > "$OUT/ns-tests.log" 2>&1
   step_end ns
 fi
-if [[ $STEPS == *conf* ]]; then
+if has_step conf; then
   step_start
   rm -f /tmp/fallbacks
   ARRAYX_FALLBACK_REPORT=/tmp/fallbacks ARRAY_API_TESTS_DIR=$ROOT/.aat timeout ${CONF_TIMEOUT:-220} \
@@ -107,7 +114,26 @@ if [[ $STEPS == *conf* ]]; then
   sort -u /tmp/fallbacks | tr '\n' ' ' >> "$OUT/conformance.log"
   step_end conf
 fi
-if [[ $STEPS == *bench* ]]; then
+if has_step coldconf; then  # issue 23: the suite on an empty cache, then warm on what it filled
+  step_start
+  COLD=/tmp/coldconf-cache; rm -rf "$COLD"; mkdir -p "$COLD"
+  for run in cold warm; do
+    touch /tmp/coldconf-$run
+    ARRAYX_KERNEL_CACHE=$COLD ARRAY_API_TESTS_DIR=$ROOT/.aat timeout ${CONF_TIMEOUT:-220} \
+      python3 conformance/run.py --device cuda --max-examples ${MAX_EXAMPLES:-100} \
+      --output "$OUT/cuda-$run.json" -- -n 8 -q > "$OUT/conformance-$run.log" 2>&1
+    python3 benchmarks/probes/cache_report.py "$COLD" --newer-than /tmp/coldconf-$run --top 25 \
+      --names "$OUT/compiled-$run.txt" > "$OUT/cache-$run.txt" 2>&1
+  done
+  step_end coldconf
+fi
+if has_step coldstart; then
+  step_start
+  timeout ${COLDSTART_TIMEOUT:-120} python3 benchmarks/coldstart_bench.py --out "$OUT" --repeats 2 \
+    --unshipped-repeats 0 --deadline $(( ${COLDSTART_TIMEOUT:-120} - 20 )) > "$OUT/coldstart.log" 2>&1
+  step_end coldstart
+fi
+if has_step bench; then
   NEW_OUT=$OUT; [[ -n ${BASELINE:-} ]] && NEW_OUT=$OUT/new && mkdir -p "$OUT/new" "$OUT/base"
   for name in ${BENCHES:-}; do
     if [[ -n ${BASELINE:-} ]]; then
@@ -136,7 +162,13 @@ for s in "${!SECONDS_OF[@]}"; do echo "seconds $s: ${SECONDS_OF[$s]}"; done
 [[ -f $OUT/ns-tests.log ]] && { echo "== namespace tests on cuda"; summary "$OUT/ns-tests.log" 60; }
 [[ -f $OUT/conformance.log ]] && { echo "== conformance"; grep -E "^(FAILED|ERROR)|^\[conformance\]" \
   "$OUT/conformance.log" | cut -c1-200 | tail -40; tail -2 "$OUT/conformance.log"; }
-if [[ $STEPS == *bench* ]]; then
+for run in cold warm; do
+  [[ -f $OUT/conformance-$run.log ]] && { echo "== conformance, $run cache"
+    grep -E "^(FAILED|ERROR)|^\[conformance\] passed" "$OUT/conformance-$run.log" | cut -c1-200 | tail -20
+    head -8 "$OUT/cache-$run.txt"; }
+done
+[[ -f $OUT/coldstart.log ]] && { echo "== coldstart"; tail -4 "$OUT/coldstart.log"; }
+if has_step bench; then
   for name in ${BENCHES:-}; do
     if [[ -n ${BASELINE:-} ]]; then
       echo "== bench $name, baseline ($BASELINE)"; bench_summary "$OUT/bench-$name-base.log"
