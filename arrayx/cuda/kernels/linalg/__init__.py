@@ -50,9 +50,9 @@ from ...engine.layout import c_strides
 
 # TF32 tensor cores for float32 products: opt-in, as they round the inputs to 10 mantissa bits.
 _allow_tf32 = os.environ.get("ARRAYX_ALLOW_TF32", "0") not in ("", "0", "false", "False")
-# matrix times vector through gemv (it reaches the copy bandwidth, gemm does not), vector times
-# vector through dot (the first gemv or gemm of a process spends 0.1 s in cuBLAS's set-up, the
-# first dot little beyond the library's load)
+# Products with a vector operand skip gemm: a matrix times a vector goes through gemv (it reaches
+# the copy bandwidth, gemm does not), two vectors through dot (the first gemv or gemm of a
+# process spends 0.1 s in cuBLAS's set-up, the first dot little beyond the library's load).
 USE_GEMV = True
 
 _INT64 = np.dtype(np.int64)

@@ -6,10 +6,9 @@ cuda.compute and the load of a built algorithm; a row that fits a block sorts fa
 launch of a kernel that ships with the package. Each row is padded to P, the power of two
 at or above its length, and handled by P / 2 threads (several rows a block while P / 2 < 256).
 
-Keys are the rows' bits as unsigned integers (``keys.unsigned``), made order-preserving: a signed
-integer's sign bit flipped; a float's sign bit set when positive and every bit flipped when
-negative, with every NaN taken as the positive quiet NaN (the largest key) and -0.0 as +0.0.
-Descending order XORs that with all ones. Each key travels with its position in the row, and
+Keys are the rows' bits made order-preserving unsigned integers (``keys.radix_word_expr``, the
+set kernels' radix words: every NaN one key above +inf, -0.0 one key with +0.0). Descending
+order XORs that with all ones. Each key travels with its position in the row, and
 ties are broken by position, which makes the network stable in both orders and puts the padding
 (all ones, at positions past the row) last. The order is the radix path's: NaNs last ascending,
 first descending, equal elements in their original order; the values written are the input's
@@ -23,7 +22,7 @@ import numpy as np
 from ...engine import compiler, runtime
 from ...engine.array import CudaArray
 from .._common import PREAMBLE, kernel_name
-from .keys import float_bits
+from .keys import radix_word_expr
 
 MAX_ROW = 2048        # the longest row sorted here: P / 2 = 1024 threads, a block's most
 # Past this length a row's network (log2(P) * (log2(P) + 1) / 2 steps over every element) costs
@@ -41,22 +40,10 @@ def kernel_spec(width: int, kind: str, indices: bool) -> compiler.KernelSpec:
     """The kernel sorting rows of `width`-byte keys of `kind` ('u' unsigned or bool, 'i' signed,
     'f' float), writing the sorted bits (indices=False) or int64 positions (True)."""
     bits = 8 * width
-    word = "uint64" if width == 8 else "uint32"    # the key in shared memory
-    sign = 1 << (bits - 1)
-    ones = (1 << bits) - 1
-    src, s = f"uint{bits}", f"uint{bits}({sign:#x})"
-    if kind == "u":
-        order = [f"u = {word}(b)"]
-    elif kind == "i":
-        order = [f"u = {word}(b ^ {s})"]
-    else:  # NaNs one key, -0.0 is +0.0; negative floats reverse their order
-        f = float_bits(np.dtype(f"float{bits}"))
-        order = [f"if (b & {src}({f['abs']:#x})) > {src}({f['inf']:#x}):",
-                 f"    b = {src}({f['qnan']:#x})",
-                 f"if b == {s}:", f"    b = {src}(0)",
-                 f"if b & {s}:", f"    u = {word}(~b)",
-                 "else:", f"    u = {word}(b | {s})"]
-    order = "\n".join("            " + line for line in order)
+    word_bits = 64 if width == 8 else 32
+    word = f"uint{word_bits}"  # the key in shared memory
+    dt = np.dtype({"u": "uint", "i": "int", "f": "float"}[kind] + str(bits))
+    order = f"u = {word}({radix_word_expr('b', dt)})"
     result = "int64(si[e])" if indices else "keys[first + si[e]]"
     name = kernel_name("sort_block", f"u{bits}", kind, "indices" if indices else "values")
     out_t = "int64*" if indices else f"uint{bits}*"
@@ -74,11 +61,11 @@ def {name}(out, keys, rows, n, p, half, rows_per_block, flip):
         r = e // p
         pos = e - r * p
         row = row0 + r
-        u = {word}({(1 << (64 if width == 8 else 32)) - 1:#x})
+        u = {word}({(1 << word_bits) - 1:#x})
         if row < rows and pos < n:
             b = keys[row * n + pos]
-{order}
-            u = (u ^ flip_w) & {word}({ones:#x})
+            {order}
+            u = (u ^ flip_w) & {word}({(1 << bits) - 1:#x})
         sk[e] = u
         si[e] = pos
     cuda.syncthreads()

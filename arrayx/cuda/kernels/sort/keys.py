@@ -4,7 +4,9 @@ passes over the bits of the data.
 * ``nan_canon_op``: a float's bits with every NaN made the positive quiet NaN (sort's keys);
 * ``row_op`` / ``position_op``: a flat index's row and position within the row (the two-pass row
   sort's keys and payload);
-* ``iota``: positions 0..n-1 (argsort's and unique's payload), in ``index_dtype(n)``.
+* ``iota``: positions 0..n-1 (argsort's and unique's payload), in ``index_dtype(n)``;
+* ``radix_word_expr``: the order-preserving unsigned word of a value (the set kernels' keys and
+  the short-row sort's, block.py).
 
 sets.py builds its own keys (radix words) on the same bit views (``unsigned``, ``as_dtype``,
 ``float_bits``).
@@ -51,6 +53,22 @@ def nan_canon_op(dt: np.dtype) -> Op:
     b = float_bits(dt)
     return Op(f"({u}({b['qnan']:#x}) if (x0 & {u}({b['abs']:#x})) > {u}({b['inf']:#x}) else x0)",
               (), unsigned(dt))
+
+
+def radix_word_expr(x: str, dt: np.dtype) -> str:
+    """Kernel source of the radix word of `x`, which holds the bits of a value of real dtype `dt`:
+    an unsigned integer of its width that orders as the values do (a signed integer's sign bit
+    flipped; a float's sign bit set when positive and every bit flipped when negative, every NaN
+    the positive quiet NaN, so above +inf, and -0.0 as +0.0)."""
+    u = unsigned(dt).name
+    if dt.kind in "bu":
+        return x
+    if dt.kind == "i":
+        return f"({x} ^ {u}({1 << (dt.itemsize * 8 - 1):#x}))"
+    b = float_bits(dt)
+    c = (f"({u}({b['qnan']:#x}) if ({x} & {u}({b['abs']:#x})) > {u}({b['inf']:#x}) else "
+         f"({u}(0) if {x} == {u}({b['sign']:#x}) else {x}))")
+    return f"(({c} ^ {u}({b['all']:#x})) if ({c} & {u}({b['sign']:#x})) else ({c} | {u}({b['sign']:#x})))"
 
 
 def row_op(row_dt: np.dtype) -> Op:

@@ -43,25 +43,12 @@ from .._common import DIM_BUCKETS
 from ..elementwise.ops import Op
 from .._common import PREAMBLE
 from .keys import (I32, I64, U32, U64, as_dtype, float_bits, iota, nan_canon_op, position_op,
-                   row_op, unsigned)
+                   radix_word_expr, row_op, unsigned)
 
 BLOCK = 256  # threads per block of the set kernels (one thread per element, no shared memory)
 
 
 # ---- radix words ----------------------------------------------------------------------------
-
-def _radix_expr(x: str, dt: np.dtype) -> str:
-    """The radix word of operand `x`, which holds the bits of a value of real dtype `dt`."""
-    u = unsigned(dt).name
-    if dt.kind in "bu":
-        return x
-    if dt.kind == "i":
-        return f"({x} ^ {u}({1 << (dt.itemsize * 8 - 1):#x}))"
-    b = float_bits(dt)
-    c = (f"({u}({b['qnan']:#x}) if ({x} & {u}({b['abs']:#x})) > {u}({b['inf']:#x}) else "
-         f"({u}(0) if {x} == {u}({b['sign']:#x}) else {x}))")
-    return f"(({c} ^ {u}({b['all']:#x})) if ({c} & {u}({b['sign']:#x})) else ({c} | {u}({b['sign']:#x})))"
-
 
 def nan_word(dt: np.dtype) -> int:
     """The radix word of a NaN of float dtype `dt`."""
@@ -73,9 +60,9 @@ def radix_word_op(dt: np.dtype) -> Op:
     """Real `dt`: x0 (its bits) -> its word. complex64: x0, x1 (the parts' bits) -> one uint64."""
     if dt.kind == "c":
         f32 = np.dtype(np.float32)
-        return Op(f"(uint64({_radix_expr('x0', f32)}) << uint64(32)) | uint64({_radix_expr('x1', f32)})",
+        return Op(f"(uint64({radix_word_expr('x0', f32)}) << uint64(32)) | uint64({radix_word_expr('x1', f32)})",
                   (), U64)
-    return Op(_radix_expr("x0", dt), (), unsigned(dt))
+    return Op(radix_word_expr("x0", dt), (), unsigned(dt))
 
 
 def _parts(a: CudaArray):
@@ -164,7 +151,7 @@ def unique_words_scatter_spec(dt: np.dtype) -> compiler.KernelSpec:
     i = cuda.grid(1)
     if i < n and flags[i] != 0:
         g = groups[i] - 1
-        values[g] = {_radix_expr("words[i]", dt)}
+        values[g] = {radix_word_expr("words[i]", dt)}
         starts[g] = i
 """
     argtypes = (f"{t}*", "int64*", "int64*", "int64*", f"{t}*", "int64")
