@@ -563,4 +563,3 @@ def test_second_process_compiles_nothing(tmp_path):
     assert first["compiled"] > 0
     assert second["compiled"] == 0 and not second["numba_imported"]
     assert second["first_add_ms"] < 20 and second["first_mul_ms"] < 20, second
-

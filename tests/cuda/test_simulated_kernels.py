@@ -39,11 +39,8 @@ def _listed_cases(script):
     raise LookupError(f"{script} lists no CASES")
 
 
-CASES = [("reduce_sim.py", case) for case in _listed_cases("reduce_sim.py")] + \
-    [("scan_sim.py", case) for case in _listed_cases("scan_sim.py")] + \
-    [("tile_sim.py", case) for case in _listed_cases("tile_sim.py")] + \
-    [("random_sim.py", case) for case in _listed_cases("random_sim.py")] + \
-    [("sort_sim.py", case) for case in _listed_cases("sort_sim.py")]
+SCRIPTS = ("reduce_sim.py", "scan_sim.py", "tile_sim.py", "random_sim.py", "sort_sim.py")
+CASES = [(script, case) for script in SCRIPTS for case in _listed_cases(script)]
 
 
 @pytest.mark.parametrize("script, case", CASES)
