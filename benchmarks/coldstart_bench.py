@@ -5,8 +5,9 @@
 
 For arrayx, CuPy and PyTorch (those installed), each run is a new Python process that times, in
 wall-clock milliseconds with a device sync after each, `import`, the first array on cuda:0
-(`--n` float32 from the host), then the first x + x, exp, sum, x[x > 0.5], sort, x @ x,
-fft.fft, argmax and cumulative_sum of it. A repeat is two such processes sharing one new kernel
+(`--n` float32 from the host), then the first call of each family the issue names: x + x, exp,
+sum, x[x > 0.5], sort, unique_values, x @ x (a dot), m @ m and linalg.inv(m) (m: a 30 x 30 view
+of x), x[i] (100 positions from the host), fft.fft, argmax and cumulative_sum. A repeat is two such processes sharing one new kernel
 cache folder: "cold" starts with it empty (ARRAYX_KERNEL_CACHE; CuPy: CUPY_CACHE_DIR; PyTorch
 has no kernel cache, so its two runs show what a second process costs), "warm" finds what cold
 filled. arrayx's cold runs use the kernels shipped in the package, as a new user's first run
@@ -35,10 +36,18 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 STEPS = ("import", "first array on cuda", "x + x", "exp(x)", "sum(x)", "x[x > 0.5]", "sort(x)",
-         "x @ x", "fft.fft(x)", "argmax(x)", "cumulative_sum(x)")
+         "unique_values(x)", "x @ x", "m @ m", "linalg.inv(m)", "x[i]", "fft.fft(x)", "argmax(x)",
+         "cumulative_sum(x)")
+# m: the first 900 elements as a 30 x 30 matrix; i: 100 int64 positions copied from the host
+_POSITIONS = list(range(0, 1000, 10))
 LIBS = {"arrayx": "arrayx", "cupy": "cupy", "torch": "torch"}
 LABELS = {"arrayx": "arrayx", "arrayx-unshipped": "arrayx, nothing shipped", "cupy": "CuPy",
           "torch": "PyTorch"}
+
+
+def _m(module, x):
+    """The 30 x 30 matrix of the first 900 elements (a view in each library)."""
+    return module.reshape(x[:900], (30, 30))
 
 
 def _ops(lib):
@@ -51,20 +60,30 @@ def _ops(lib):
             xc.current_stream(0).synchronize()
         return xp, lambda h: xp.asarray(h, device="cuda:0"), sync, {
             "x + x": lambda x: x + x, "exp(x)": xp.exp, "sum(x)": xp.sum,
-            "x[x > 0.5]": lambda x: x[x > 0.5], "sort(x)": xp.sort, "x @ x": lambda x: x @ x,
+            "x[x > 0.5]": lambda x: x[x > 0.5], "sort(x)": xp.sort,
+            "unique_values(x)": xp.unique_values, "x @ x": lambda x: x @ x,
+            "m @ m": lambda x: _m(xp, x) @ _m(xp, x), "linalg.inv(m)": lambda x: xp.linalg.inv(_m(xp, x)),
+            "x[i]": lambda x: x[xp.asarray(_POSITIONS, device="cuda:0")],
             "fft.fft(x)": xp.fft.fft, "argmax(x)": xp.argmax,
             "cumulative_sum(x)": xp.cumulative_sum}
     if lib == "cupy":
         import cupy as cp
         return cp, cp.asarray, lambda: cp.cuda.Device().synchronize(), {
             "x + x": lambda x: x + x, "exp(x)": cp.exp, "sum(x)": cp.sum,
-            "x[x > 0.5]": lambda x: x[x > 0.5], "sort(x)": cp.sort, "x @ x": lambda x: x @ x,
+            "x[x > 0.5]": lambda x: x[x > 0.5], "sort(x)": cp.sort, "unique_values(x)": cp.unique,
+            "x @ x": lambda x: x @ x, "m @ m": lambda x: _m(cp, x) @ _m(cp, x),
+            "linalg.inv(m)": lambda x: cp.linalg.inv(_m(cp, x)),
+            "x[i]": lambda x: x[cp.asarray(_POSITIONS)],
             "fft.fft(x)": cp.fft.fft, "argmax(x)": cp.argmax, "cumulative_sum(x)": cp.cumsum}
     import torch
     return torch, lambda h: torch.as_tensor(h, device="cuda:0"), torch.cuda.synchronize, {
         "x + x": lambda x: x + x, "exp(x)": torch.exp, "sum(x)": torch.sum,
         "x[x > 0.5]": lambda x: x[x > 0.5], "sort(x)": lambda x: torch.sort(x).values,
-        "x @ x": lambda x: x @ x, "fft.fft(x)": torch.fft.fft, "argmax(x)": torch.argmax,
+        "unique_values(x)": torch.unique, "x @ x": lambda x: x @ x,
+        "m @ m": lambda x: _m(torch, x) @ _m(torch, x),
+        "linalg.inv(m)": lambda x: torch.linalg.inv(_m(torch, x)),
+        "x[i]": lambda x: x[torch.as_tensor(_POSITIONS, device="cuda:0")],
+        "fft.fft(x)": torch.fft.fft, "argmax(x)": torch.argmax,
         "cumulative_sum(x)": lambda x: torch.cumsum(x, 0)}
 
 

@@ -1,0 +1,108 @@
+"""Can loading cuBLAS, cuSOLVER and cuFFT hide behind the first device's set-up? (issue 23)
+
+    python3 benchmarks/probes/library_load_probe.py [--rounds 3]   (GPU machine, warm cache)
+
+Each round runs one fresh process per variant, the variants alternating:
+  lazy      as arrayx is: each library loads on its first call;
+  serial    the three libraries loaded (cuda.pathfinder, dlopen) right before the first array;
+  parallel  loaded on a thread started right before the first array and joined after it, so
+            that the loads overlap the context's creation (both in C, the GIL released).
+Each process prints wall-clock ms of the first array (including the loads for serial and
+parallel), then the first x + x, x @ x (a dot), m @ m (64 x 64), linalg.inv(m) and fft.fft(x),
+a device-to-host read after each. The first round runs first and is not counted (it fills the
+cache for kernels the cache lacks). Median and range per variant and step.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+VARIANTS = ("lazy", "serial", "parallel")
+STEPS = ("first array", "x + x", "x @ x", "m @ m", "linalg.inv(m)", "fft.fft(x)")
+
+
+def child(variant: str) -> dict:
+    import threading
+
+    import numpy as np
+
+    import arrayx as xp
+    from arrayx.cuda.libraries import cublas, cufft, cusolver
+    libraries = (cublas.library, cusolver.library, cufft.library)
+    loads = {}
+
+    def load_all():
+        for lib in libraries:
+            t = time.perf_counter()
+            lib.cdll()
+            loads[lib.name] = (time.perf_counter() - t) * 1e3
+
+    host = np.random.default_rng(0).random(4096, dtype=np.float32)
+    ms = {}
+    t0 = time.perf_counter()
+    loader = None
+    if variant == "serial":
+        load_all()
+    elif variant == "parallel":
+        loader = threading.Thread(target=load_all)
+        loader.start()
+    x = xp.asarray(host, device="cuda:0")
+    float(x[0])
+    if loader is not None:
+        loader.join()
+    ms["first array"] = (time.perf_counter() - t0) * 1e3
+    m = xp.reshape(x, (64, 64))
+    ops = {"x + x": lambda: (x + x)[0], "x @ x": lambda: x @ x, "m @ m": lambda: (m @ m)[0, 0],
+           "linalg.inv(m)": lambda: xp.linalg.inv(m)[0, 0],
+           "fft.fft(x)": lambda: xp.real(xp.fft.fft(x)[0])}
+    for step, op in ops.items():
+        t = time.perf_counter()
+        float(op())
+        ms[step] = (time.perf_counter() - t) * 1e3
+    return {"variant": variant, "ms": ms, "loads": loads}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.child:
+        print(json.dumps(child(a.child)))
+        return
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in (ROOT, os.environ.get("PYTHONPATH")) if p))
+    results = {v: [] for v in VARIANTS}
+    for rnd in range(a.rounds + 1):
+        for variant in VARIANTS:
+            r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", variant],
+                               capture_output=True, text=True, env=env, timeout=120)
+            if r.returncode != 0:
+                print(f"{variant}: exit {r.returncode}: {r.stderr.strip()[-400:]}")
+                continue
+            out = json.loads(r.stdout.strip().splitlines()[-1])
+            print(f"round {rnd} {variant}: " + ", ".join(f"{k} {v:.1f}" for k, v in out["ms"].items())
+                  + ("; loads " + ", ".join(f"{k} {v:.1f}" for k, v in out["loads"].items())
+                     if out["loads"] else ""), flush=True)
+            if rnd:
+                results[variant].append(out)
+    print("median (min-max) ms over", a.rounds, "rounds")
+    for variant, outs in results.items():
+        cells = []
+        for step in STEPS:
+            vals = [o["ms"][step] for o in outs if step in o["ms"]]
+            if vals:
+                cells.append(f"{step} {statistics.median(vals):.1f} ({min(vals):.1f}-{max(vals):.1f})")
+        print(f"  {variant:9s}", "; ".join(cells))
+
+
+if __name__ == "__main__":
+    main()
