@@ -18,7 +18,8 @@ Layers, bottom up (CONTRIBUTING.md says where new code goes):
                argsort, unique_*, isin), search (searchsorted), manipulation (concat, roll,
                repeat), linalg, fft, random (arrayx.random's Philox streams), rows
                (softmax, logsumexp, layer and RMS norms); _common holds what they share
-  libraries/   cuBLAS, cuSOLVER, cuFFT (ctypes, each loaded on first use) and CUB (cuda-cccl)
+  libraries/   cuBLAS, cuSOLVER, cuFFT (ctypes, loaded beside the first context's creation) and
+               CUB (cuda-cccl)
   primitives   the backend's own primitives (transfers, creation, views, elementwise dispatch)
   precompile   fills the kernel disk cache for a compute capability without a GPU
 
@@ -38,6 +39,15 @@ from . import primitives as _primitives
 from .engine.runtime import (CudaContextLost, CudaError, CudaKernelError, Event, Stream,  # noqa: F401
                              device_count, synchronize, unavailable_reason)
 from .engine.array import CudaArray  # noqa: F401
+from .engine import runtime as _runtime
+
+
+def _library_loads():
+    from .libraries import load_all
+    return load_all
+
+
+_runtime.beside_first_context.append(_library_loads)
 
 register_backend("cuda", {**_primitives.PRIMITIVES, **_linalg.PRIMITIVES, **_fft.PRIMITIVES,
                           **_reduce.PRIMITIVES, **_scan.PRIMITIVES, **_mask.PRIMITIVES,

@@ -218,9 +218,10 @@ LIBRARY_DTYPES = ("float32", "float64", "int32", "int64")
 
 def warm_libraries(device: str) -> dict:
     """Build, or load from the cache folder, the CUB algorithms of sort, argsort, unique_values
-    and isin for LIBRARY_DTYPES on a device ('cuda:N') by calling them on a few elements: CUB
-    compiles through NVRTC for the device, so only a run on the GPU can fill these (5-7 s
-    each). Each result is copied to the host, so every call has finished."""
+    and isin for LIBRARY_DTYPES on a device ('cuda:N') by calling them on 4096 elements (one row
+    longer than the block sort takes, so that they reach CUB): CUB compiles through NVRTC for
+    the device, so only a run on the GPU can fill these (5-7 s each). Each result is copied to
+    the host, so every call has finished."""
     import arrayx as xp
     from .libraries import cub
     folder = compiler.cache_dir()
@@ -237,7 +238,7 @@ def warm_libraries(device: str) -> dict:
              ("isin", lambda a: xp.isin(a, a)))
     failed = []
     for name in LIBRARY_DTYPES:
-        x = xp.asarray([3, 1, 2, 1], dtype=getattr(xp, name), device=device)
+        x = xp.asarray([i % 7 for i in range(4096)], dtype=getattr(xp, name), device=device)
         for label, call in calls:
             try:
                 call(x).to_device("cpu")

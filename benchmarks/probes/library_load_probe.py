@@ -1,12 +1,14 @@
-"""Can loading cuBLAS, cuSOLVER and cuFFT hide behind the first device's set-up? (issue 23)
+"""What loading cuBLAS, cuSOLVER and cuFFT beside the first device's set-up saves (issue 23).
 
     python3 benchmarks/probes/library_load_probe.py [--rounds 3]   (GPU machine, warm cache)
 
 Each round runs one fresh process per variant, the variants alternating:
-  lazy      as arrayx is: each library loads on its first call;
-  serial    the three libraries loaded (cuda.pathfinder, dlopen) right before the first array;
-  parallel  loaded on a thread started right before the first array and joined after it, so
-            that the loads overlap the context's creation (both in C, the GIL released).
+  default   as arrayx is: the libraries load on a thread while the first device creates its
+            context (runtime.beside_first_context);
+  lazy      that work removed: each library loads on its first call;
+  serial    lazy, with the three libraries loaded (cuda.pathfinder, dlopen) before the first array;
+  parallel  lazy, with the libraries loaded on a thread started right before the first array and
+            joined after it (the whole first array overlapping the loads).
 Each process prints wall-clock ms of the first array (including the loads for serial and
 parallel), then the first x + x, x @ x (a dot), m @ m (64 x 64), linalg.inv(m) and fft.fft(x),
 a device-to-host read after each. The first round runs first and is not counted (it fills the
@@ -25,7 +27,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-VARIANTS = ("lazy", "serial", "parallel")
+VARIANTS = ("default", "lazy", "serial", "parallel")
 STEPS = ("first array", "x + x", "x @ x", "m @ m", "linalg.inv(m)", "fft.fft(x)")
 
 
@@ -35,7 +37,10 @@ def child(variant: str) -> dict:
     import numpy as np
 
     import arrayx as xp
+    from arrayx.cuda.engine import runtime
     from arrayx.cuda.libraries import cublas, cufft, cusolver
+    if variant != "default":
+        runtime.beside_first_context.clear()
     libraries = (cublas.library, cusolver.library, cufft.library)
     loads = {}
 

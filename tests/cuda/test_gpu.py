@@ -550,6 +550,26 @@ print(json.dumps({"compiled": compiler.compile_count(), "init_s": t1 - t0,
 """
 
 
+LIBRARIES_BESIDE = """
+import json, threading
+import arrayx as xp
+from arrayx.cuda.libraries import cublas, cufft, cusolver
+x = xp.asarray([1.0, 2.0], device="cuda:0")
+print(json.dumps({"loaded": [lib._cdll is not None for lib in (cublas.library, cusolver.library,
+                                                               cufft.library)],
+                  "threads": [t.name for t in threading.enumerate()], "dot": float(x @ x)}))
+"""
+
+
+def test_first_device_loads_the_libraries_and_leaves_no_thread():
+    import json
+    r = run_python("-c", LIBRARIES_BESIDE, timeout=120)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["loaded"] == [True, True, True] and out["dot"] == 5.0
+    assert out["threads"] == ["MainThread"], out
+
+
 def test_second_process_compiles_nothing(tmp_path):
     import json
     # the kernels shipped in the package off: the first process must compile into the cache

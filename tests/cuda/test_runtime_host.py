@@ -520,3 +520,35 @@ def test_flush_waits_for_a_submission_another_thread_has_begun(monkeypatch):
     other.join(5)
     flushing.join(5)
     assert order == [("launched", 1), ("flushed",)]
+
+
+# ---- work beside the first context -------------------------------------------------------
+
+def test_beside_first_context_prepares_here_runs_on_a_helper_once(monkeypatch):
+    import threading
+    from arrayx.cuda.engine import runtime
+    seen = []
+
+    def prepare():
+        seen.append(("prepare", threading.current_thread()))
+        return lambda: seen.append(("work", threading.current_thread()))
+
+    def missing():
+        raise ImportError("a library that is not installed")
+
+    monkeypatch.setattr(runtime, "beside_first_context",
+                        [missing, prepare, lambda: (lambda: 1 / 0), prepare])
+    monkeypatch.setattr(runtime, "_beside_started", False)
+    helper = runtime._start_beside_first_context()
+    helper.join()
+    here = threading.current_thread()
+    assert [(what, thread is here) for what, thread in seen] == \
+        [("prepare", True), ("prepare", True), ("work", False), ("work", False)]
+    assert runtime._start_beside_first_context() is None  # once a process
+
+
+def test_the_package_registers_the_library_loads():
+    import arrayx.cuda  # noqa: F401
+    from arrayx.cuda.engine import runtime
+    from arrayx.cuda.libraries import load_all
+    assert [prepare() for prepare in runtime.beside_first_context] == [load_all]

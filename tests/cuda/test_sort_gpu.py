@@ -93,3 +93,48 @@ def test_many_long_rows_go_through_cub_and_agree_with_numpy(rng):
     a = rng.normal(size=(rows, n)).astype(np.float32)
     got = np.asarray(xp.argsort(xp.asarray(a, device="cuda:0")).to_device("cpu"))
     np.testing.assert_array_equal(got, np.argsort(a, kind="stable"))
+
+
+def _set_sample(rng, dtype, n):
+    """n values of `dtype` with many repeats (NaNs and both zeros among floats; complex values
+    sharing real parts, so that the second word decides)."""
+    small = rng.integers(0, 40, size=n)
+    if dtype == "bool":
+        return small % 2 == 0
+    if dtype.startswith("complex"):
+        return (small % 7 + 1j * (small // 7)).astype(dtype)
+    a = (small / 4 if dtype.startswith("float") else small).astype(dtype)
+    if dtype.startswith("float"):
+        a[::9] = np.nan
+        a[4::11] = -0.0
+        a[5::13] = 0.0
+    return a
+
+
+def _no_cub(*args, **kwargs):
+    raise AssertionError("a short set operation reached CUB's radix sort")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128", "int16",
+                                   "uint64", "bool"])
+@pytest.mark.parametrize("n", [1, 2, 777, 2048, 2049, 5000])
+def test_unique_and_isin_in_one_block_and_past_it(rng, monkeypatch, dtype, n):
+    """Up to block.MAX_ROW elements unique and isin sort in one block (no CUB: radix_sort is
+    replaced by a failure), past it through CUB: both equal NumPy, each NaN its own value."""
+    from arrayx.cuda.kernels.sort import block, sets
+    if n < 2 or block.fits(n, n):
+        monkeypatch.setattr(sets, "radix_sort", _no_cub)
+    a = _set_sample(rng, dtype, n)
+    x = xp.asarray(a, device="cuda:0")
+    host = lambda r: np.asarray(r.to_device("cpu"))  # noqa: E731
+    values, index, inverse, counts = xp.unique_all(x)
+    want = np.unique(a, return_index=True, return_inverse=True, return_counts=True,
+                     equal_nan=False)
+    for got, expected in zip((values, index, inverse, counts), want):
+        np.testing.assert_array_equal(host(got), expected)
+    np.testing.assert_array_equal(host(xp.unique_values(x)), want[0])
+    np.testing.assert_array_equal(host(xp.unique_counts(x)[1]), want[3])
+    np.testing.assert_array_equal(host(xp.unique_values(x[::-2])), np.unique(a[::-2], equal_nan=False))
+    np.testing.assert_array_equal(host(xp.isin(x, x[::3])), np.isin(a, a[::3]))
+    np.testing.assert_array_equal(host(xp.isin(x[1:], x[:1], invert=True)),
+                                  np.isin(a[1:], a[:1], invert=True))

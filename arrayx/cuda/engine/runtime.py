@@ -27,6 +27,14 @@ _count: int | None = None
 _init_error: str | None = None
 _devices: list = []
 _lock = threading.Lock()
+# Work for a thread of its own while the process's first device creates its context, joined
+# before that device is returned (the package registers the loading of cuBLAS, cuSOLVER and
+# cuFFT). Each entry is called on the creating thread and returns the work, so that imports
+# happen there: one on the helper could wait for a module the creating thread is importing. the context's creation and a dlopen both wait in C with the GIL released, so the
+# loads overlap it instead of adding to a process's first library call. Joined, so that no
+# thread is left loading when the process exits or its first module loads.
+beside_first_context: list = []
+_beside_started = False
 
 _OUT_OF_MEMORY = 2  # CUDA_ERROR_OUT_OF_MEMORY: the allocator frees its cache and retries
 
@@ -221,10 +229,39 @@ def _create_device(index: int) -> Device:
     with _lock:
         dev = _devices[index]
         if dev is None:
-            dev = _devices[index] = Device(index)
+            helper = _start_beside_first_context()
+            try:
+                dev = _devices[index] = Device(index)
+            finally:
+                if helper is not None:
+                    helper.join()
             _tls.current = dev
     _tls_activate(dev)
     return dev
+
+
+def _start_beside_first_context():
+    """The thread running ``beside_first_context``, started once a process (None after)."""
+    global _beside_started
+    if _beside_started or not beside_first_context:
+        return None
+    _beside_started = True
+    work = []
+    for prepare in beside_first_context:
+        try:
+            work.append(prepare())
+        except Exception:  # nothing to report here: what failed raises again at its first use
+            pass
+
+    def run():
+        for fn in work:
+            try:
+                fn()
+            except Exception:  # likewise
+                pass
+    helper = threading.Thread(target=run, name="arrayx-beside-first-context")
+    helper.start()
+    return helper
 
 
 # Stream.external's wrappers, one per (device index, handle) while any is referenced, so that

@@ -1,4 +1,5 @@
-"""CUB's device algorithms (radix sort, inclusive scan) through cuda-cccl's ``cuda.compute``.
+"""CUB's radix sort through cuda-cccl's ``cuda.compute`` (sort, argsort, unique and isin past one
+short row: the block sort of kernels/sort/block.py takes those).
 
 cuda.compute is imported on first use (it raises AttributeError without a GPU). Arrays are
 handed to it as ``_Device`` views (pointer, dtype, size) rather than CudaArrays, because a built
@@ -189,17 +190,3 @@ def radix_sort(dev, keys_in: CudaArray, keys_out: CudaArray, values_in: CudaArra
                                                      d_in_values=vin, d_out_values=vout,
                                                      order=order))
         _run(dev, algo, stream, args, (keys_in, keys_out, values_in, values_out))
-
-
-def inclusive_sum(dev, a: CudaArray, out: CudaArray) -> None:
-    """out = cumulative sum of the contiguous `a` (same dtype)."""
-    cc = compute()
-    stream = begin(dev)
-    din, dout = _Device(a), _Device(out)
-    args = dict(d_in=din, d_out=dout, op=cc.OpKind.PLUS, init_value=None, num_items=a.size,
-                stream=stream)
-    with _lock:
-        algo = _algorithm(dev, ("inclusive_scan", a.dtype.str), f"inclusive_scan {a.dtype} plus",
-                          lambda: cc.make_inclusive_scan(d_in=din, d_out=dout, op=cc.OpKind.PLUS,
-                                                         init_value=None))
-        _run(dev, algo, stream, args, (a, out))

@@ -9,9 +9,10 @@ one 64-bit word (real part's word above the imaginary part's); a complex128 valu
 words, sorted lexicographically by two stable passes (least significant word first, the more
 significant one gathered through the permutation so far).
 
-unique (over the flattened array): stable sort of (words, 0..n-1) -> sorted words and the
-permutation -> boundary flags (the word differs from the previous one, or is a NaN: each NaN is
-its own value) -> inclusive sum of the flags (group number + 1) -> one synchronisation to read
+unique (over the flattened array): stable sort of (words, 0..n-1) (CUB's radix sort, or for one
+short row the block sort of block.py) -> sorted words and the permutation -> boundary flags (the
+word differs from the previous one, or is a NaN: each NaN is its own value) -> inclusive sum of
+the flags (group number + 1; the scan family's row scan) -> one synchronisation to read
 the number of unique values -> one kernel (``unique_scatter``) writing, at each group's first
 element, the value (gathered from the input through the permutation: the first occurrence,
 signed zero as written), its index (the permutation there: the stable sort keeps a group's
@@ -24,9 +25,6 @@ into its value.
 isin: sort the words of x2, then one kernel (``isin_search``) binary-searches each word of x1
 (lower bound, lexicographic over the words) and tests equality; a NaN never matches.
 
-The scan is CUB's inclusive scan (libraries/cub.py; the scan family's cumulative sum could
-replace it).
-
 precompile_specs() lists the kernels of the whole sort family (sort's passes too).
 """
 
@@ -36,8 +34,9 @@ import numpy as np
 
 from ...engine import compiler, layout, runtime, transfer
 from ...engine.array import CudaArray, new_array
-from ...libraries.cub import inclusive_sum, radix_sort
+from ...libraries.cub import radix_sort
 from .. import elementwise
+from ..scan import row_scan
 from . import block
 from .._common import DIM_BUCKETS
 from ..elementwise.ops import Op
@@ -215,6 +214,8 @@ def _gather(dev, src: CudaArray, index: CudaArray) -> CudaArray:
 def _sort_words(dev, words: list, with_perm: bool):
     """(the words in lexicographic order, the stable permutation or None)."""
     n = words[0].size
+    if n < 2 or block.fits(n, n):
+        return _sort_words_in_block(dev, words, with_perm)
     alloc = dev.allocator
     if len(words) == 1 and not with_perm:
         out = new_array(dev.index, (n,), words[0].dtype, alloc)
@@ -229,6 +230,27 @@ def _sort_words(dev, words: list, with_perm: bool):
         radix_sort(dev, keys, first, perm, moved)
         perm = moved
     return [first] + [_gather(dev, w, perm) for w in words[1:]], perm
+
+
+def _sort_words_in_block(dev, words: list, with_perm: bool):
+    """_sort_words for one short row: the block sort (block.py), whose ties keep their order,
+    so the words of a complex128 sort least significant first as in the radix path; no CUB
+    build to load on a process's first small unique or isin."""
+    n = words[0].size
+    alloc = dev.allocator
+    if n < 2:
+        return words, iota(dev.index, n) if with_perm else None
+    if len(words) == 1 and not with_perm:
+        out = new_array(dev.index, (n,), words[0].dtype, alloc)
+        block.sort_rows(words[0], out, False, False)
+        return [out], None
+    perm = None
+    for j in reversed(range(len(words))):
+        keys = words[j] if perm is None else _gather(dev, words[j], perm)
+        order = new_array(dev.index, (n,), I64, alloc)
+        block.sort_rows(keys, order, False, True)
+        perm = order if perm is None else _gather(dev, perm, order)
+    return [_gather(dev, w, perm) for w in words], perm
 
 
 def _flat(a: CudaArray) -> CudaArray:
@@ -270,7 +292,7 @@ def unique(a, return_index, return_inverse, return_counts):
                            tuple(o.dtype for o in operands), (n - 1,),
                            out=flags.view((n - 1,), (1,), 1))
     groups = new_array(dev.index, (n,), I64, alloc)
-    inclusive_sum(dev, flags, groups)
+    row_scan("sum", flags, groups)
     m = int(transfer.to_host(groups.view((1,), (1,), n - 1))[0])  # the one synchronisation
 
     values = new_array(dev.index, (m,), a.dtype, alloc)
@@ -361,6 +383,6 @@ def precompile_specs() -> list:
         if dt.kind in "biu":
             out.append(unique_words_scatter_spec(dt))
         out.append(isin_search_spec(dt))
-    out.append(gather_spec("uint64"))
+    out += [gather_spec("uint64"), gather_spec("int64")]
     out += block.precompile_specs()
     return list({spec.source: spec for spec in out}.values())  # float64 and complex128 share one
