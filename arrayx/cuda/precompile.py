@@ -78,9 +78,11 @@ SHIPPED_CCS = ((9, 0), (8, 0))
 # Compute capabilities (the GPUs arrayx is tuned on) for which every precompile spec is shipped
 # but the strided and pitched-row elementwise kernels (each cheap to compile, and 70% of the
 # specs): every dtype's contiguous and tiled elementwise kernels, reductions, scans (the slowest
-# to compile, 5-20 s each), gathers, sorts and sets, row functions and linalg's own.
+# to compile, 5-20 s each), gathers, sorts and sets, row functions and linalg's own. The strided
+# fills are shipped all the same: a diagonal or a strided slice filled (eye, linalg.inv, x[::2] =
+# 0) is a common first call, and they are few.
 FULL_SHIP_CCS = ((9, 0),)
-_NOT_SHIPPED = re.compile(r"ew_\w+_(strided\d+d\d+|rows\d+x\d+d\d+)")
+_NOT_SHIPPED = re.compile(r"ew_(?!fill_)\w+_(strided\d+d\d+|rows\d+x\d+d\d+)")
 
 
 def specs(only=None):
@@ -94,7 +96,7 @@ def specs(only=None):
 
 def shipped_specs(cc: tuple):
     """The precompile specs whose kernels the package ships for `cc`: all but the strided and
-    pitched-row elementwise ones for FULL_SHIP_CCS, SHIPPED_PATTERNS' for the other
+    pitched-row elementwise ones (fills excepted) for FULL_SHIP_CCS, SHIPPED_PATTERNS' for the other
     SHIPPED_CCS, none for the rest."""
     cc = tuple(cc)
     if cc in FULL_SHIP_CCS:

@@ -2,9 +2,10 @@
 (no GPU), with the host's launch geometry (block.geometry), against NumPy's stable sort of the
 same keys: every key width and kind, both orders, values and positions, rows of 2 to 600
 elements (several rows a block, one row a block, padding), random data with ties and the special
-floats (NaN, +-inf, +-0.0).
+floats (NaN, +-inf, +-0.0). Case "sets": unique's boundary flags (sets.unique_flags_spec) over
+sorted words of every dtype, with repeats and NaN words (each NaN its own value).
 
-    python tests/cuda/sort_sim.py [all|ints|floats]
+    python tests/cuda/sort_sim.py [all|ints|floats|sets]
 
 Prints one line a case and "BAD <count>"; exits 1 when any is wrong. A separate process because
 the simulator replaces numba.cuda for the whole process (tests/cuda/test_simulated_kernels.py).
@@ -16,14 +17,17 @@ import numpy as np
 from cuda_sim import NUMPY_TYPES, launch  # first: numba.cuda becomes the simulator
 from numba import cuda
 
-from arrayx.cuda.kernels.sort import block
+from arrayx.cuda.kernels.sort import block, sets
 
-CASES = ("ints", "floats")
+CASES = ("ints", "floats", "sets")
 SHAPES = ((1, 2), (5, 3), (3, 17), (2, 100), (1, 600))
 
 
 def _kernel(width, kind, indices):
-    spec = block.kernel_spec(width, kind, indices)
+    return _entry(block.kernel_spec(width, kind, indices))
+
+
+def _entry(spec):
     ns = {"cuda": cuda, **NUMPY_TYPES}
     exec(spec.source, ns)
     return ns[spec.entry]
@@ -54,7 +58,45 @@ def _data(rng, dt, shape):
     return np.where(rng.random(shape) < 0.5, a, few)
 
 
+def run_sets():
+    """unique_flags over sorted words: 1 at 0, where a word (pair) differs from the one before,
+    and at every NaN word."""
+    rng = np.random.default_rng(11)
+    bad = 0
+    for name in ("bool", "int8", "uint16", "int32", "int64", "float32", "float64", "complex64",
+                 "complex128"):
+        dt = np.dtype(name)
+        fn = _entry(sets.unique_flags_spec(dt))
+        wt = np.dtype(np.uint64) if dt.kind == "c" else np.dtype(f"uint{8 * dt.itemsize}")
+        nw = 2 if dt == np.complex128 else 1
+        for n in (1, 2, 300):
+            words = [np.sort(rng.integers(0, 5, n).astype(wt)) for _ in range(nw)]
+            nan = np.zeros(n, bool)
+            if dt.kind in "fc":
+                at = -(n // 3) or n  # the sorted NaNs come last
+                if dt == np.complex64:  # the real part's word in the upper half
+                    words[0][at:] = sets.nan_word(np.dtype(np.float32)) << 32
+                else:
+                    words[0][at:] = sets.nan_word(np.dtype(np.float64) if dt.kind == "c" else dt)
+                nan[at:] = True
+            flags = np.zeros(n, np.int64)
+            threads = 256
+            grid = (n + threads - 1) // threads
+            launch(fn, grid, threads, [flags] + words + [n], range(grid))
+            differs = np.zeros(n, bool)
+            for w in words:
+                differs[1:] |= w[1:] != w[:-1]
+            want = (differs | nan).astype(np.int64)
+            want[0] = 1
+            ok = np.array_equal(flags, want)
+            bad += not ok
+            print(f"{'ok ' if ok else 'BAD'} unique_flags {name} n={n}", flush=True)
+    return bad
+
+
 def run(case):
+    if case == "sets":
+        return run_sets()
     rng = np.random.default_rng(7)
     if case == "ints":
         dtypes = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",

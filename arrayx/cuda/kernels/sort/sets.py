@@ -140,6 +140,24 @@ def unique_scatter_spec(t: str, parts: int) -> compiler.KernelSpec:
     return compiler.KernelSpec(name, src, name, argtypes)
 
 
+def unique_flags_spec(dt: np.dtype) -> compiler.KernelSpec:
+    """flags[i] = 1 where a new value starts in the sorted words of values of `dt` (i = 0, a
+    word differing from the one before, or a NaN: each NaN is its own value), else 0."""
+    t = _word_type(dt).name
+    nw = 2 if dt == np.complex128 else 1
+    name = f"unique_flags_{dt.name}"
+    words = ", ".join(f"words{w}" for w in range(nw))
+    differs = " or ".join(f"words{w}[i] != words{w}[i - 1]" for w in range(nw))
+    nan = nan_test(dt, [f"words{w}[i]" for w in range(nw)])
+    src = PREAMBLE + f"""def {name}(flags, {words}, n):
+    i = cuda.grid(1)
+    if i < n:
+        flags[i] = int64(1) if i == 0 or {differs} or {nan} else int64(0)
+"""
+    argtypes = ("int64*",) + (f"{t}*",) * nw + ("int64",)
+    return compiler.KernelSpec(name, src, name, argtypes)
+
+
 def unique_words_scatter_spec(dt: np.dtype) -> compiler.KernelSpec:
     """unique_scatter without index and inverse for a bool or integer `dt`, from the sorted
     words alone (no permutation): at a group's first element i writes values[g] = the value of
@@ -260,13 +278,6 @@ def _flat(a: CudaArray) -> CudaArray:
     return a.view((a.size,), (1,), a.offset, True)
 
 
-def _flag_op(dt: np.dtype, nw: int) -> Op:
-    """Operands (word j at i, word j at i - 1) for each word j -> 1 where a new value starts."""
-    differs = " or ".join(f"x{2 * j} != x{2 * j + 1}" for j in range(nw))
-    nan = nan_test(dt, [f"x{2 * j}" for j in range(nw)])
-    return Op(f"(1 if {differs} or {nan} else 0)", (), I64)
-
-
 # ---- the primitives ---------------------------------------------------------------------------
 
 def unique(a, return_index, return_inverse, return_counts):
@@ -283,14 +294,8 @@ def unique(a, return_index, return_inverse, return_counts):
     from_words = a.dtype.kind in "biu" and not (return_index or return_inverse)
     words, perm = _sort_words(dev, radix_words(flat), not from_words)
     flags = new_array(dev.index, (n,), I64, alloc)
-    elementwise.fill(flags.view((1,), (1,), 0), 1)
-    if n > 1:
-        operands = []
-        for w in words:
-            operands += [w.view((n - 1,), (1,), w.offset + 1), w.view((n - 1,), (1,), w.offset)]
-        elementwise.launch(f"unique_flag_{a.dtype.name}", _flag_op(a.dtype, len(words)), tuple(operands),
-                           tuple(o.dtype for o in operands), (n - 1,),
-                           out=flags.view((n - 1,), (1,), 1))
+    _launch(dev, unique_flags_spec, (a.dtype,), n, [flags.ptr] + [w.ptr for w in words] + [n],
+            (flags.buffer,) + tuple(w.buffer for w in words), n * (8 + a.dtype.itemsize))
     groups = new_array(dev.index, (n,), I64, alloc)
     row_scan("sum", flags, groups)
     m = int(transfer.to_host(groups.view((1,), (1,), n - 1))[0])  # the one synchronisation
@@ -375,10 +380,8 @@ def precompile_specs() -> list:
                           kinds, (real,) * len(kinds), (1,))
         else:
             out += family(f"radix_word_{dt.name}", radix_word_op(dt), ("a",), (unsigned(dt),), ())
-        words = 2 if dt == np.complex128 else 1
         t = _word_type(dt)
-        out += family(f"unique_flag_{dt.name}", _flag_op(dt, words), ("a",) * (2 * words), (t,) * (2 * words),
-                      (1,))
+        out.append(unique_flags_spec(dt))
         out.append(unique_scatter_spec(t.name, dt.itemsize // t.itemsize))
         if dt.kind in "biu":
             out.append(unique_words_scatter_spec(dt))
