@@ -386,6 +386,6 @@ def precompile_specs() -> list:
         if dt.kind in "biu":
             out.append(unique_words_scatter_spec(dt))
         out.append(isin_search_spec(dt))
-    out += [gather_spec("uint64"), gather_spec("int64")]
+    out += [gather_spec(t) for t in ("uint8", "uint16", "uint32", "uint64", "int64")]  # words, perm
     out += block.precompile_specs()
     return list({spec.source: spec for spec in out}.values())  # float64 and complex128 share one
