@@ -18,8 +18,8 @@ Layers, bottom up (CONTRIBUTING.md says where new code goes):
                argsort, unique_*, isin), search (searchsorted), manipulation (concat, roll,
                repeat), linalg, fft, random (arrayx.random's Philox streams), rows
                (softmax, logsumexp, layer and RMS norms); _common holds what they share
-  libraries/   cuBLAS, cuSOLVER, cuFFT (ctypes, loaded on a thread started with the first
-               device) and CUB (cuda-cccl)
+  libraries/   cuBLAS, cuSOLVER, cuFFT (ctypes, loaded beside the first context's creation) and
+               CUB (cuda-cccl)
   primitives   the backend's own primitives (transfers, creation, views, elementwise dispatch)
   precompile   fills the kernel disk cache for a compute capability without a GPU
 
@@ -43,13 +43,11 @@ from .engine import runtime as _runtime
 
 
 def _library_loads():
-    from .engine import compiler  # noqa: F401  here: its imports of extension modules (a
-    # dlopen each) would wait for the helper's library loads if the first kernel made them
-    from .libraries import library_loads
-    return library_loads()
+    from .libraries import load_all
+    return load_all
 
 
-_runtime.beside_first_device.append(_library_loads)
+_runtime.beside_first_context.append(_library_loads)
 
 register_backend("cuda", {**_primitives.PRIMITIVES, **_linalg.PRIMITIVES, **_fft.PRIMITIVES,
                           **_reduce.PRIMITIVES, **_scan.PRIMITIVES, **_mask.PRIMITIVES,

@@ -1,10 +1,10 @@
-"""What loading cuBLAS, cuSOLVER and cuFFT on a thread from the first device on saves (issue 23).
+"""What loading cuBLAS, cuSOLVER and cuFFT beside the first device's set-up saves (issue 23).
 
     python3 benchmarks/probes/library_load_probe.py [--rounds 3]   (GPU machine, warm cache)
 
 Each round runs one fresh process per variant, the variants alternating:
-  default   as arrayx is: the libraries load on a thread started with the first device, not
-            waited for (runtime.beside_first_device);
+  default   as arrayx is: the libraries load on a thread while the first device creates its
+            context (runtime.beside_first_context);
   lazy      that work removed: each library loads on its first call;
   serial    lazy, with the three libraries loaded (cuda.pathfinder, dlopen) before the first array;
   parallel  lazy, with the libraries loaded on a thread started right before the first array and
@@ -40,7 +40,7 @@ def child(variant: str) -> dict:
     from arrayx.cuda.engine import runtime
     from arrayx.cuda.libraries import cublas, cufft, cusolver
     if variant != "default":
-        runtime.beside_first_device.clear()
+        runtime.beside_first_context.clear()
     libraries = (cublas.library, cusolver.library, cufft.library)
     loads = {}
 

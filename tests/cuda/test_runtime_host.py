@@ -522,61 +522,33 @@ def test_flush_waits_for_a_submission_another_thread_has_begun(monkeypatch):
     assert order == [("launched", 1), ("flushed",)]
 
 
-# ---- work beside the first device --------------------------------------------------------
+# ---- work beside the first context -------------------------------------------------------
 
-def test_beside_first_device_prepares_here_runs_on_a_daemon_once(monkeypatch):
+def test_beside_first_context_prepares_here_runs_on_a_helper_once(monkeypatch):
     import threading
     from arrayx.cuda.engine import runtime
     seen = []
-    ran = threading.Event()
 
     def prepare():
         seen.append(("prepare", threading.current_thread()))
-        return [lambda: seen.append(("step", threading.current_thread())), ran.set]
+        return lambda: seen.append(("work", threading.current_thread()))
 
     def missing():
         raise ImportError("a library that is not installed")
 
-    monkeypatch.setattr(runtime, "beside_first_device",
-                        [missing, lambda: [lambda: 1 / 0], prepare])
-    monkeypatch.setattr(runtime, "_helper", None)
-    monkeypatch.setattr(runtime, "_helper_stop", threading.Event())
-    runtime._start_beside_first_device()
-    helper = runtime._helper
-    assert helper.daemon and ran.wait(10)
-    helper.join(10)
+    monkeypatch.setattr(runtime, "beside_first_context",
+                        [missing, prepare, lambda: (lambda: 1 / 0), prepare])
+    monkeypatch.setattr(runtime, "_beside_started", False)
+    helper = runtime._start_beside_first_context()
+    helper.join()
     here = threading.current_thread()
-    assert [(what, thread is here) for what, thread in seen] == [("prepare", True),
-                                                                  ("step", False)]
-    runtime._start_beside_first_device()  # once a process
-    assert runtime._helper is helper
-
-
-def test_the_helper_stops_between_steps_at_exit(monkeypatch):
-    import threading
-    from arrayx.cuda.engine import runtime
-    inside, release, after = threading.Event(), threading.Event(), []
-
-    def slow_step():
-        inside.set()
-        release.wait(10)
-
-    monkeypatch.setattr(runtime, "beside_first_device", [lambda: [slow_step, lambda: after.append(1)]])
-    monkeypatch.setattr(runtime, "_helper", None)
-    monkeypatch.setattr(runtime, "_helper_stop", threading.Event())
-    runtime._start_beside_first_device()
-    assert inside.wait(10)
-    stopper = threading.Thread(target=runtime._stop_helper)
-    stopper.start()  # what atexit runs: waits for the step in progress
-    stopper.join(0.2)
-    assert stopper.is_alive()
-    release.set()
-    stopper.join(10)
-    assert not runtime._helper.is_alive() and after == []  # the next step was skipped
+    assert [(what, thread is here) for what, thread in seen] == \
+        [("prepare", True), ("prepare", True), ("work", False), ("work", False)]
+    assert runtime._start_beside_first_context() is None  # once a process
 
 
 def test_the_package_registers_the_library_loads():
     import arrayx.cuda  # noqa: F401
     from arrayx.cuda.engine import runtime
-    steps = [step for prepare in runtime.beside_first_device for step in prepare()]
-    assert len(steps) == 3 and all(callable(step) for step in steps)
+    from arrayx.cuda.libraries import load_all
+    assert [prepare() for prepare in runtime.beside_first_context] == [load_all]

@@ -12,7 +12,6 @@ fault poisoned is marked lost (driver.raise_error); every later use of it raises
 
 from __future__ import annotations
 
-import atexit
 import os
 import threading
 import weakref
@@ -28,18 +27,14 @@ _count: int | None = None
 _init_error: str | None = None
 _devices: list = []
 _lock = threading.Lock()
-# Work for a thread of its own, started when the process's first device is created and not
-# waited for (the package registers the loading of cuBLAS, cuSOLVER and cuFFT): the loads, in C
-# with the GIL released, overlap the context's creation and whatever the program does next, and
-# a library call that comes first loads its library itself (dlopen hands both threads the same
-# one). Each entry is called on the creating thread and returns the steps to run, so that its
-# imports happen there (an import on the helper could wait for a module the creating thread is
-# importing). The helper is a daemon that an atexit handler stops between steps and joins: a
-# daemon still inside dlopen when the interpreter finalises crashes the process, and a plain
-# thread would hold the exit until every step had run.
-beside_first_device: list = []
-_helper = None
-_helper_stop = threading.Event()
+# Work for a thread of its own while the process's first device creates its context, joined
+# before that device is returned (the package registers the loading of cuBLAS, cuSOLVER and
+# cuFFT). Each entry is called on the creating thread and returns the work, so that imports
+# happen there: one on the helper could wait for a module the creating thread is importing. the context's creation and a dlopen both wait in C with the GIL released, so the
+# loads overlap it instead of adding to a process's first library call. Joined, so that no
+# thread is left loading when the process exits or its first module loads.
+beside_first_context: list = []
+_beside_started = False
 
 _OUT_OF_MEMORY = 2  # CUDA_ERROR_OUT_OF_MEMORY: the allocator frees its cache and retries
 
@@ -234,43 +229,39 @@ def _create_device(index: int) -> Device:
     with _lock:
         dev = _devices[index]
         if dev is None:
-            _start_beside_first_device()
-            dev = _devices[index] = Device(index)
+            helper = _start_beside_first_context()
+            try:
+                dev = _devices[index] = Device(index)
+            finally:
+                if helper is not None:
+                    helper.join()
             _tls.current = dev
     _tls_activate(dev)
     return dev
 
 
-def _start_beside_first_device() -> None:
-    """Start the helper running ``beside_first_device``'s steps (once a process)."""
-    global _helper
-    if _helper is not None or not beside_first_device:
-        return
-    steps = []
-    for prepare in beside_first_device:
+def _start_beside_first_context():
+    """The thread running ``beside_first_context``, started once a process (None after)."""
+    global _beside_started
+    if _beside_started or not beside_first_context:
+        return None
+    _beside_started = True
+    work = []
+    for prepare in beside_first_context:
         try:
-            steps.extend(prepare())
+            work.append(prepare())
         except Exception:  # nothing to report here: what failed raises again at its first use
             pass
 
     def run():
-        for step in steps:
-            if _helper_stop.is_set():
-                return
+        for fn in work:
             try:
-                step()
+                fn()
             except Exception:  # likewise
                 pass
-    _helper = threading.Thread(target=run, name="arrayx-beside-first-device", daemon=True)
-    _helper.start()
-    atexit.register(_stop_helper)
-
-
-def _stop_helper() -> None:
-    """Let the helper finish the step it is in, skip the rest, and wait for it (at exit)."""
-    _helper_stop.set()
-    if _helper is not None:
-        _helper.join()
+    helper = threading.Thread(target=run, name="arrayx-beside-first-context")
+    helper.start()
+    return helper
 
 
 # Stream.external's wrappers, one per (device index, handle) while any is referenced, so that

@@ -11,10 +11,10 @@
             algorithms cached in memory and on disk
 
 cuBLAS, cuSOLVER and cuFFT are called through ctypes: arrayx needs a handful of functions of
-each, and nvmath-python's bindings would load six libraries at their import. The three load on
-a thread started with the first device (``library_loads``, run by ``runtime.beside_first_device``
-as the package registers it), so that the loads overlap the program instead of adding to its
-first library call; a library that is missing raises on the first call of one of its functions.
+each, and nvmath-python's bindings would load six libraries at their import. ``load_all`` loads
+the three beside the first device's context creation (``runtime.beside_first_context``, registered
+by the package), where they overlap the context's creation instead of adding to the first
+library call; a library that is missing raises on the first call of one of its functions.
 Nothing GPU-only (a library, cuda.compute) loads when arrayx is imported: CI has no GPU, and
 cuda.compute raises AttributeError without one.
 """
@@ -24,14 +24,12 @@ from __future__ import annotations
 from . import cub, cublas, cufft, cusolver  # noqa: F401
 
 
-def library_loads() -> list:
-    """One step a library, loading cuBLAS, cuSOLVER and cuFFT (each Library loads once; a
-    missing one is left for its first call to report)."""
-    def load(library):
-        def step():
-            try:
-                library.cdll()
-            except ImportError:
-                pass
-        return step
-    return [load(lib) for lib in (cublas.library, cusolver.library, cufft.library)]
+def load_all() -> None:
+    """Load cuBLAS, cuSOLVER and cuFFT now (each Library loads once; a missing one is left for
+    its first call to report)."""
+    for library in (cublas.library, cusolver.library, cufft.library):
+        try:
+            library.cdll()
+        except ImportError:
+            pass
+from .calls import begin, data_type, device_workspace, end, host_workspace  # noqa: F401
