@@ -29,10 +29,11 @@ _devices: list = []
 _lock = threading.Lock()
 # Work for a thread of its own while the process's first device creates its context, joined
 # before that device is returned (the package registers the loading of cuBLAS, cuSOLVER and
-# cuFFT). Each entry is called on the creating thread and returns the work, so that imports
-# happen there: one on the helper could wait for a module the creating thread is importing. the context's creation and a dlopen both wait in C with the GIL released, so the
-# loads overlap it instead of adding to a process's first library call. Joined, so that no
-# thread is left loading when the process exits or its first module loads.
+# cuFFT): the context's creation and a dlopen both wait in C with the GIL released, so the loads
+# overlap it instead of adding to the first library call. Joined, so that no thread is left
+# loading when the process exits (a daemon inside dlopen then crashes it) or loads its first
+# kernel module. Each entry is called on the creating thread and returns the work, so that its
+# imports happen there: one on the helper could wait for a module the creating thread imports.
 beside_first_context: list = []
 _beside_started = False
 
