@@ -18,7 +18,9 @@
 #              suite on an empty kernel cache, then again on what it filled: cuda-cold.json,
 #              cuda-warm.json, their logs, cache-<run>.txt (cache_report.py by template) and
 #              compiled-<run>.txt (the names of the kernels each compiled)), coldstart
-#              (coldstart_bench.py --repeats 2, COLDSTART_TIMEOUT s), bench (BENCHES)
+#              (coldstart_bench.py --repeats 2, COLDSTART_TIMEOUT s), firstproc
+#              (probes/first_process_probe.py: fresh processes' first calls with the page cache
+#              dropped and warm, FIRSTPROC_TIMEOUT s), bench (BENCHES)
 #   CUDA_TESTS pytest selection for the cuda step (default tests/cuda)
 #   NS_TESTS   pytest selection for the ns step (default: the whole namespace suite, tests/*.py)
 #   BENCHES    benchmark names: benchmarks/<name>_bench.py (elementwise reduce scan indexing sort
@@ -127,6 +129,12 @@ if has_step coldconf; then  # issue 23: the suite on an empty cache, then warm o
   done
   step_end coldconf
 fi
+if has_step firstproc; then
+  step_start
+  timeout ${FIRSTPROC_TIMEOUT:-90} python3 benchmarks/probes/first_process_probe.py \
+    > "$OUT/first-process.log" 2>&1
+  step_end firstproc
+fi
 if has_step coldstart; then
   step_start
   timeout ${COLDSTART_TIMEOUT:-120} python3 benchmarks/coldstart_bench.py --out "$OUT" --repeats 2 \
@@ -167,6 +175,7 @@ for run in cold warm; do
     grep -E "^(FAILED|ERROR)|^\[conformance\] passed" "$OUT/conformance-$run.log" | cut -c1-200 | tail -20
     head -8 "$OUT/cache-$run.txt"; }
 done
+[[ -f $OUT/first-process.log ]] && { echo "== first processes"; grep -A20 "^median" "$OUT/first-process.log"; }
 [[ -f $OUT/coldstart.log ]] && { echo "== coldstart"; tail -4 "$OUT/coldstart.log"; }
 if has_step bench; then
   for name in ${BENCHES:-}; do
