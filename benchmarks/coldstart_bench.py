@@ -4,17 +4,17 @@
         [--unshipped-repeats 1] [--libs arrayx,cupy,torch] [--deadline 220]
 
 For arrayx, CuPy and PyTorch (those installed), each run is a new Python process that times, in
-wall-clock milliseconds with a device sync after each, `import`, the first array on cuda:0
-(`--n` float32 from the host), then the first call of each family the issue names: x + x, exp,
-sum, x[x > 0.5], sort, unique_values, x @ x (a dot), m @ m and linalg.inv(m) (m: a 30 x 30 view
-of x), x[i] (100 positions from the host), fft.fft, argmax and cumulative_sum. A repeat is two such processes sharing one new kernel
-cache folder: "cold" starts with it empty (ARRAYX_KERNEL_CACHE; CuPy: CUPY_CACHE_DIR; PyTorch
-has no kernel cache, so its two runs show what a second process costs), "warm" finds what cold
-filled. arrayx's cold runs use the kernels shipped in the package, as a new user's first run
-does; `--unshipped-repeats` more repeats run with ARRAYX_SHIPPED_KERNELS=off, where every kernel
-compiles (what shipping saves, and what a kernel outside the shipped set costs). Median, min and
-max over the repeats; for arrayx's cold runs the kernels each step compiled (names from the
-cache's entries) too, so a first call that still compiles shows which kernels to ship.
+wall-clock milliseconds with a device sync after each, `import`, the first array on cuda:0 (`--n`
+float32 from the host), then the first call of each family the issue names: x + x, exp, sum,
+x[x > 0.5], sort, unique_values, x @ x (a dot), m @ m and linalg.inv(m) (m: a 30 x 30 view of x),
+x[i] (100 positions from the host), fft.fft, argmax and cumulative_sum. A repeat is two such
+processes sharing one new kernel cache folder: "cold" starts with it empty (ARRAYX_KERNEL_CACHE;
+CuPy: CUPY_CACHE_DIR; PyTorch has no kernel cache, so its two runs show what a second process
+costs), "warm" finds what cold filled. arrayx's cold runs use the kernels shipped in the package, as
+a new user's first run does; `--unshipped-repeats` more repeats run with ARRAYX_SHIPPED_KERNELS=off,
+where every kernel compiles (what shipping saves, and what a kernel outside the shipped set costs).
+Median, min and max over the repeats; for arrayx's cold runs the kernels each step compiled (names
+from the cache's entries) too, so a first call that still compiles shows which kernels to ship.
 
 Past `--deadline` seconds no new run starts (those left are named in the report). Writes
 DIR/coldstart-<date>.json and .md.
@@ -62,7 +62,8 @@ def _ops(lib):
             "x + x": lambda x: x + x, "exp(x)": xp.exp, "sum(x)": xp.sum,
             "x[x > 0.5]": lambda x: x[x > 0.5], "sort(x)": xp.sort,
             "unique_values(x)": xp.unique_values, "x @ x": lambda x: x @ x,
-            "m @ m": lambda x: _m(xp, x) @ _m(xp, x), "linalg.inv(m)": lambda x: xp.linalg.inv(_m(xp, x)),
+            "m @ m": lambda x: _m(xp, x) @ _m(xp, x),
+            "linalg.inv(m)": lambda x: xp.linalg.inv(_m(xp, x)),
             "x[i]": lambda x: x[xp.asarray(_POSITIONS, device="cuda:0")],
             "fft.fft(x)": xp.fft.fft, "argmax(x)": xp.argmax,
             "cumulative_sum(x)": xp.cumulative_sum}

@@ -96,10 +96,11 @@ def main():
                     if cache == "dropped":
                         drop_page_cache()
                     out = run(variant, exit_at_once)
-                    label = f"{variant}, page cache {cache}" + (", exit at once" if exit_at_once else "")
-                    print(f"{label}: " + ", ".join(
-                        f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v}" for k, v in out.items()),
-                        flush=True)
+                    label = f"{variant}, page cache {cache}" + \
+                        (", exit at once" if exit_at_once else "")
+                    cells = [f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v}"
+                             for k, v in out.items()]
+                    print(f"{label}: " + ", ".join(cells), flush=True)
                     results.setdefault(label, []).append(out)
     print(f"median ms over {a.rounds} rounds")
     for label, outs in results.items():

@@ -94,7 +94,8 @@ def main():
                 print(f"{variant}: exit {r.returncode}: {r.stderr.strip()[-400:]}")
                 continue
             out = json.loads(r.stdout.strip().splitlines()[-1])
-            print(f"round {rnd} {variant}: " + ", ".join(f"{k} {v:.1f}" for k, v in out["ms"].items())
+            print(f"round {rnd} {variant}: "
+                  + ", ".join(f"{k} {v:.1f}" for k, v in out["ms"].items())
                   + ("; loads " + ", ".join(f"{k} {v:.1f}" for k, v in out["loads"].items())
                      if out["loads"] else ""), flush=True)
             if rnd:
@@ -105,7 +106,8 @@ def main():
         for step in STEPS:
             vals = [o["ms"][step] for o in outs if step in o["ms"]]
             if vals:
-                cells.append(f"{step} {statistics.median(vals):.1f} ({min(vals):.1f}-{max(vals):.1f})")
+                cells.append(f"{step} {statistics.median(vals):.1f} "
+                             f"({min(vals):.1f}-{max(vals):.1f})")
         print(f"  {variant:9s}", "; ".join(cells))
 
 

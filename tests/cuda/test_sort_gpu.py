@@ -134,7 +134,8 @@ def test_unique_and_isin_in_one_block_and_past_it(rng, monkeypatch, dtype, n):
         np.testing.assert_array_equal(host(got), expected)
     np.testing.assert_array_equal(host(xp.unique_values(x)), want[0])
     np.testing.assert_array_equal(host(xp.unique_counts(x)[1]), want[3])
-    np.testing.assert_array_equal(host(xp.unique_values(x[::-2])), np.unique(a[::-2], equal_nan=False))
+    np.testing.assert_array_equal(host(xp.unique_values(x[::-2])),
+                                  np.unique(a[::-2], equal_nan=False))
     np.testing.assert_array_equal(host(xp.isin(x, x[::3])), np.isin(a, a[::3]))
     np.testing.assert_array_equal(host(xp.isin(x[1:], x[:1], invert=True)),
                                   np.isin(a[1:], a[:1], invert=True))
