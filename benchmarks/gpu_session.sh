@@ -19,8 +19,8 @@
 #              cuda-warm.json, their logs, cache-<run>.txt (cache_report.py by template) and
 #              compiled-<run>.txt (the names of the kernels each compiled)), coldstart
 #              (coldstart_bench.py --repeats 2, COLDSTART_TIMEOUT s), firstproc
-#              (probes/first_process_probe.py: fresh processes' first calls with the page cache
-#              dropped and warm, FIRSTPROC_TIMEOUT s), bench (BENCHES)
+#              (probes/library_load_probe.py, default and lazy, with the page cache dropped and
+#              then warm, each FIRSTPROC_TIMEOUT s), bench (BENCHES)
 #   CUDA_TESTS pytest selection for the cuda step (default tests/cuda)
 #   NS_TESTS   pytest selection for the ns step (default: the whole namespace suite, tests/*.py)
 #   BENCHES    benchmark names: benchmarks/<name>_bench.py (elementwise reduce scan indexing sort
@@ -131,8 +131,10 @@ if has_step coldconf; then  # issue 23: the suite on an empty cache, then warm o
 fi
 if has_step firstproc; then
   step_start
-  timeout ${FIRSTPROC_TIMEOUT:-90} python3 benchmarks/probes/first_process_probe.py \
-    > "$OUT/first-process.log" 2>&1
+  for cache in --drop-page-cache ""; do
+    timeout ${FIRSTPROC_TIMEOUT:-60} python3 benchmarks/probes/library_load_probe.py --rounds 2 \
+      --variants default,lazy --exit-at-once $cache >> "$OUT/first-process.log" 2>&1
+  done
   step_end firstproc
 fi
 if has_step coldstart; then
