@@ -7,6 +7,7 @@ for the whole process (hence the separate processes of test_simulated_kernels.py
 * shared arrays allocated under a lock (numba's allocation races between a block's threads);
 * Ptr: a raw pointer into a NumPy array, bounds-checked;
 * vload/vstore: vector.py's 16-byte accesses, element by element;
+* CHOICES: select, load_or and store_if (device/branchless.py, device/guarded.py);
 * NUMPY_TYPES: the scalar type names the kernels use, as NumPy types;
 * launch: the blocks of a grid one after another, in a given order.
 """
@@ -111,6 +112,23 @@ def vstore(n):
 NUMPY_TYPES = {name: getattr(np, name) for name in (
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32",
     "float64", "complex64", "complex128")}
+
+
+def select(cond, a, b):
+    return a if cond else b
+
+
+def load_or(p, i, ok, fill):
+    return p[i] if ok else fill
+
+
+def store_if(p, i, ok, value):
+    if ok:
+        p[i] = value
+
+
+# device/branchless.py's and device/guarded.py's helpers, as the kernels' namespaces take them
+CHOICES = {"select": select, "load_or": load_or, "store_if": store_if}
 
 
 def launch(fn, grid, block, args, order):

@@ -25,7 +25,8 @@ import threading
 import time
 
 import numpy as np
-from cuda_sim import NUMPY_TYPES, Ptr, launch, vload, vstore  # first: numba.cuda -> simulator
+from cuda_sim import (CHOICES, NUMPY_TYPES, Ptr, launch, vload,  # first: numba.cuda -> simulator
+                      vstore)
 from numba import cuda
 
 from arrayx.cuda.engine import compiler, copies, runtime, transfer
@@ -134,7 +135,7 @@ class _SimKernel:
     def __init__(self, spec, words):
         self.spec = spec
         self.status = _StatusWords(words)
-        ns = {"cuda": cuda, **NUMPY_TYPES}
+        ns = {"cuda": cuda, **NUMPY_TYPES, **CHOICES}
         exec(spec.source, ns)
         for n in (1, 2, 4, 8, 16):
             ns[f"vload{n}"], ns[f"vstore{n}"] = vload(n), vstore(n)

@@ -105,7 +105,8 @@ def run_kernel(heap, spec, grid, block, args):
     ns = {"cuda": cuda, "int64": _wrap(64, True), "uint64": _wrap(64, False),
           "uint32": _wrap(32, False), "int32": _wrap(32, True), "uint8": _wrap(8, False),
           "float32": np.float32, "float64": np.float64, "complex64": np.complex64,
-          "complex128": np.complex128, "int16": _wrap(16, True)}
+          "complex128": np.complex128, "int16": _wrap(16, True),
+          "select": lambda cond, a, b: a if cond else b}  # device/branchless.py's
     for n in (1, 2, 4, 8, 16):
         ns[f"vload{n}"] = _vector(n, False)
         ns[f"vstore{n}"] = _vector(n, True)

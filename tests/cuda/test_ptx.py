@@ -472,7 +472,38 @@ def test_row_scan_computes_only_the_positions_it_reads():
     assert "p0_1 = p0_0 + 1" in rows and "r0_0 =" not in rows and "r_1 =" not in rows
     # rows stored by elements: each element's row and position address the store
     strided = scan.row_spec(scan.RowScan("sum", F32, F32, out_kind="s")).source
-    assert "r_1 = r_0" in strided and "r0_0 =" not in strided
+    assert "r_1 = select(p_1 == K, r_0 + 1, r_0)" in strided and "r0_0 =" not in strided
+
+
+_CHOICE_FORMS = {  # the helper's call, then the branch it stands for in a kernel's source
+    "select": ("    y = select(x != 0, x * 2.0, x)",
+               "    y = x * 2.0 if x != 0 else x"),
+    "load_or": ("    y = load_or(inp, i + 1, i + 1 < n, float32(0))",
+                "    y = inp[i + 1] if i + 1 < n else float32(0)"),
+    "store_if": ("    store_if(out, i + 1, i + 1 < n, x)\n    y = x",
+                 "    if i + 1 < n:\n        out[i + 1] = x\n    y = x"),
+}
+
+
+@pytest.mark.parametrize("helper", sorted(_CHOICE_FORMS))
+def test_choice_helpers_compile_to_the_branch_they_replace(helper):
+    # device/branchless.py and device/guarded.py keep the kernel's PTX: only numba's front end
+    # sees fewer blocks
+    import re
+
+    def kernel(body):
+        src = ("def choice(out, inp, n):\n    i = cuda.grid(1)\n    x = inp[i]\n"
+               f"{body}\n    out[i] = y\n")
+        return _ptx(compiler.KernelSpec("choice", src, "choice",
+                                        ("float32*", "float32*", "int64")))
+
+    def normalised(ptx):
+        return re.sub(r"_ZN\w+", "N", "\n".join(
+            line for line in ptx.splitlines() if not line.lstrip().startswith("//")))
+    helper_form, branch_form = _CHOICE_FORMS[helper]
+    module = "branchless" if helper == "select" else "guarded"
+    assert helper in compiler.helpers_used(helper_form).get(module, [])
+    assert normalised(kernel(helper_form)) == normalised(kernel(branch_form))
 
 
 def test_fused_mask_selection_reads_x_vectors():

@@ -35,10 +35,10 @@ def _wrap(raw: str, v: str, k: int) -> list:
     Every integer dtype goes through int64: uint64 values >= 2**63 count as negative, as NumPy's
     cast to intp does."""
     return [f"{v} = int64({raw})",
-            f"{v} = {v} + i{k}_n if {v} < 0 else {v}",
+            f"{v} = select({v} < 0, {v} + i{k}_n, {v})",
             f"b{v} = uint64({v}) >= uint64(i{k}_n)",
             f"err = err | b{v}",
-            f"{v} = int64(0) if b{v} else {v}"]
+            f"{v} = select(b{v}, int64(0), {v})"]
 
 
 def kernel_spec(op: str, elem: str, wide: bool, idx_dtypes: tuple, lay: str, D: int = 1,

@@ -44,7 +44,7 @@ from .. import _common
 from ...engine import compiler, layout
 from .._common import PREAMBLE
 from . import source, tuning
-from .source import op_expr, transform
+from .source import choose, op_expr, transform
 from .status import FLAG_AGGREGATE, FLAG_PREFIX, status_source
 
 SYNC = "cuda.syncthreads()"
@@ -251,10 +251,10 @@ class _RowKernel:
             return out
         out = [f"dq = {ut}({f}) // {ut}(K)", f"{p}_0 = int64({ut}({f}) - dq * {ut}(K))"]
         out += [f"{r}_0 = int64(dq)"] if rows else []
-        for j in range(1, N):
-            out += [f"{p}_{j} = {p}_{j - 1} + 1"] + ([f"{r}_{j} = {r}_{j - 1}"] if rows else [])
-            out += [f"if {p}_{j} == K:", f"    {p}_{j} = int64(0)"]
-            out += [f"    {r}_{j} += 1"] if rows else []
+        for j in range(1, N):  # the next position, wrapping to the next row at K
+            out.append(f"{p}_{j} = {p}_{j - 1} + 1")
+            out += [f"{r}_{j} = select({p}_{j} == K, {r}_{j - 1} + 1, {r}_{j - 1})"] if rows else []
+            out.append(f"{p}_{j} = select({p}_{j} == K, int64(0), {p}_{j})")
         return out
 
     def inner_functions(self) -> list:
@@ -320,8 +320,9 @@ class _RowKernel:
             for j in range(1, N):
                 out.append(f"c_{j} = {transform(cfg.src, self.D, cfg.flag, f'x{v}_{j}', cfg.op)}")
                 # one plain row: only element 0 of the row is a head, never an element j > 0
-                out.append(f"s_0 = {self.op('s_0', f'c_{j}')}" if self.plain else
-                           f"s_0 = c_{j} if p{v}_{j} == 0 else {self.op('s_0', f'c_{j}')}")
+                summed = self.op('s_0', f'c_{j}')
+                out.append(f"s_0 = {summed}" if self.plain else
+                           f"s_0 = {choose(self.D, f'p{v}_{j} == 0', f'c_{j}', summed)}")
                 out.append(f"sh_s[{_ix(f'{v * 32 * N + 32 * j} + warp * {W} + lane')}] = s_0")
             if self.lookback_warp:
                 out.append("tt = s_0" if v == 0 else f"tt = {self.op('tt', 's_0')}")
@@ -359,10 +360,10 @@ class _RowKernel:
                 wv = cv
                 wa = ca
                 if lane > 0:
-                    wa = {op('ca', 'ae')} if cv != 0 else ae
+                    wa = {choose(self.D, 'cv != 0', op('ca', 'ae'), 'ae')}
                     wv = int32(1)
                 at = shidx(ai, 31)
-                ca = {op('ca', 'at')} if cv != 0 else at
+                ca = {choose(self.D, 'cv != 0', op('ca', 'at'), 'at')}
                 cv = int32(1)
                 if wv != 0:""")
             body += [f"    sh_s[{_ix(f'li + {32 * j}')}] = {op('wa', f's_{j}')}" for j in range(N)]
@@ -391,8 +392,8 @@ class _RowKernel:
                     sel = f" | (2 if {fl} else 0)"
                 at = _ix(f"li + {32 * j}")
                 body += [f"nohead = int32(nohead & int32(p_{j} != 0))",
-                         f"sh_s[{at}] = {op('wa', f's_{j}')} if wv != 0 and nohead != 0 "
-                         f"else s_{j}",
+                         f"sh_s[{at}] = " + choose(self.D, "(wv != 0) & (nohead != 0)",
+                                                   op("wa", f"s_{j}"), f"s_{j}"),
                          f"sh_o[{at}] = uint8((1 if wh == 0 and nohead != 0 else 0){sel})"]
         return head + _nested(body) + ["if lane == 0:", "    sh_h[warp] = ch",
                                        "    sh_a[warp] = ca"]
@@ -443,13 +444,16 @@ class _RowKernel:
                                          [f"f + {j}" for j in range(N)], f"{cfg.moved}(0)",
                                          cfg.out_kind == "v", "")
             for j in range(N):
-                body += [f"if (o_{j} & 2) != 0:", f"    out[int64(y_{j}) - 1] = m_{j}",
-                         f"if f + {j} == total - 1:", f"    status[1] = uint64(y_{j})"]
+                body += [f"store_if(out, int64(y_{j}) - 1, (o_{j} & 2) != 0, m_{j})",
+                         f"store_if(status, 1, f + {j} == total - 1, uint64(y_{j}))"]
         else:
             scalar = []
-            for j in range(N):
-                addr = f"r_{j} * out_rs + p_{j} * out_cs" if cfg.out_kind == "s" else f"f + {j}"
-                scalar += [f"if f + {j} < total:", f"    out[{addr}] = y_{j}"]
+            for j in range(N):  # a strided view's stores keep the branch (guarded_loads: why)
+                if cfg.out_kind == "s":
+                    scalar += [f"if f + {j} < total:",
+                               f"    out[r_{j} * out_rs + p_{j} * out_cs] = y_{j}"]
+                else:
+                    scalar.append(f"store_if(out, f + {j}, f + {j} < total, y_{j})")
             if cfg.out_kind == "v":
                 vals = ", ".join(f"y_{j}" for j in range(N)) + ("," if N == 1 else "")
                 body += [f"if f + {N} <= total:", f"    vstore{N}(out, f, ({vals}))", "else:"]

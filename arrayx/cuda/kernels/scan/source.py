@@ -31,12 +31,19 @@ def op_expr(op: str, D: np.dtype, a: str, b: str) -> str:
     return f"{D.name}({a} {sym} {b})"
 
 
+def choose(D: np.dtype, cond: str, a: str, b: str) -> str:
+    """`a` where `cond` holds, else `b`, as values of D: device/branchless.py's select (fewer
+    blocks for numba's front end, the same PTX), but a branch for complex D, whose select NVVM
+    compiles to other code than the branch (not measured on a GPU, so the branch stays)."""
+    return f"({a} if {cond} else {b})" if D.kind == "c" else f"select({cond}, {a}, {b})"
+
+
 def transform(src: np.dtype, D: np.dtype, flag: bool, x: str, op: str = "sum") -> str:
     """The scanned value of a loaded raw element: its cast to D, or 1/0 for a flag scan; the
     NaN-ignoring scans (op nansum, nanprod) of floating input read a NaN (complex: either part)
     as 0 / 1, NumPy's replacement."""
     if flag or src == _common.BOOL:
-        return f"{D.name}(1 if {x} != 0 else 0)"
+        return f"{D.name}(select({x} != 0, 1, 0))"
     if D.kind == "c" and src.kind != "c":
         value = f"{D.name}(complex({x}, 0))"
     else:
@@ -137,11 +144,14 @@ def lookback_source(op: str, D: np.dtype, first_head: str) -> str:
 def guarded_loads(names, ptr, first, addrs, fill, vector, indent):
     """Source lines loading the len(names) elements from index `first` of `ptr` into `names`:
     one 16-byte vector when `vector` and all are before `total`, else one by one (`addrs`: each
-    one's index expression), `fill` past `total`."""
-    scalar = [f"{name} = {ptr}[{addr}] if {first} + {j} < total else {fill}"
-              for j, (name, addr) in enumerate(zip(names, addrs))]
+    one's index expression), `fill` past `total`. The one-by-one loads of a vector's tail are
+    device/guarded.py's load_or; a strided view's keep the branch in the source, where NVVM
+    computes each address after its test (with load_or, before: other PTX, not measured)."""
     if not vector:
-        return [indent + line for line in scalar]
+        return [f"{indent}{name} = {ptr}[{addr}] if {first} + {j} < total else {fill}"
+                for j, (name, addr) in enumerate(zip(names, addrs))]
+    scalar = [f"{name} = load_or({ptr}, {addr}, {first} + {j} < total, {fill})"
+              for j, (name, addr) in enumerate(zip(names, addrs))]
     return [f"{indent}if {first} + {len(names)} <= total:",
             f"{indent}    {vload_statement(names, ptr, first)}", f"{indent}else:"] + \
         [f"{indent}    {line}" for line in scalar]
