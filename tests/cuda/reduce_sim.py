@@ -24,7 +24,7 @@ import time
 import warnings
 
 import numpy as np
-from cuda_sim import NUMPY_TYPES, Ptr, launch, vload  # first: numba.cuda becomes the simulator
+from cuda_sim import CHOICES, NUMPY_TYPES, Ptr, launch, vload  # first: numba.cuda -> simulator
 from numba import cuda
 from numpy.lib.stride_tricks import as_strided
 
@@ -47,7 +47,7 @@ class _Libdevice:
 
 
 def _namespace(spec):
-    ns = {"cuda": cuda, **NUMPY_TYPES, "hinted_vload": lambda n, hint: vload(n),
+    ns = {"cuda": cuda, **NUMPY_TYPES, **CHOICES, "hinted_vload": lambda n, hint: vload(n),
           "libdevice": _Libdevice}
     exec(spec.source, ns)
     for n in (1, 2, 4, 8, 16):

@@ -172,15 +172,15 @@ class Reduction:
         1; +0.0, as NumPy's replacement), and for nanmean the element's count (1, or 0 for NaN)."""
         t = self.parts[0]
         if self.in_dt.kind == "c":
-            isnan = f"({x}.real != {x}.real or {x}.imag != {x}.imag)"
+            isnan = f"(({x}.real != {x}.real) | ({x}.imag != {x}.imag))"
             values = [f"{x}.real", f"{x}.imag"]
         else:
             isnan = f"{x} != {x}"
             values = [x, "0"] if self.complex else [x]
         fills = ["1" if self.base == "prod" else "0", "0"]
-        parts = [f"{t}({fill}) if {isnan} else {t}({v})" for v, fill in zip(values, fills)]
+        parts = [f"select({isnan}, {t}({fill}), {t}({v}))" for v, fill in zip(values, fills)]
         if self.name == "nanmean":
-            parts.append(f"int64(0) if {isnan} else int64(1)")
+            parts.append(f"select({isnan}, int64(0), int64(1))")
         return parts
 
     def combine(self, a: list, b: list, ordered: bool = False) -> list:
@@ -202,8 +202,9 @@ class Reduction:
         floating = self.in_dt.kind == "f"
         if not self.arg:  # NaN wins: a stays when it is NaN or strictly better
             if floating:
-                return [f"{a[0]} = {a[0]} if ({a[0]} {cmp} {b[0]} or {a[0]} != {a[0]}) else {b[0]}"]
-            return [f"{a[0]} = {a[0]} if {a[0]} {cmp}= {b[0]} else {b[0]}"]
+                return [f"{a[0]} = select(({a[0]} {cmp} {b[0]}) | ({a[0]} != {a[0]}), {a[0]}, "
+                        f"{b[0]})"]
+            return [f"{a[0]} = select({a[0]} {cmp}= {b[0]}, {a[0]}, {b[0]})"]
         (av, ai), (bv, bi) = a, b
         if ordered:  # ties keep a (unless a is still the identity, with no index); the first
             # NaN wins: b only replaces a value that is not NaN
@@ -213,6 +214,7 @@ class Reduction:
             take = f"{bv} {cmp} {av} or ({bv} == {av} and {bi} < {ai})"
             if floating:  # the first NaN wins
                 take += f" or ({bv} != {bv} and ({av} == {av} or {bi} < {ai}))"
+        # a branch, not selects: with selects NVVM makes other code (not measured on a GPU)
         return [f"if {take}:", f"    {av} = {bv}", f"    {ai} = {bi}"]
 
     def _combine_ignoring_nan(self, a: list, b: list, ordered: bool) -> list:
@@ -220,23 +222,25 @@ class Reduction:
         n, t = self.base, self.parts[0]
         cmp = ">" if n in ("max", "argmax") else "<"
         if not self.arg:  # fmax/fmin: a stays when b is NaN or not better (a NaN a is replaced)
-            return [f"{a[0]} = {a[0]} if ({a[0]} {cmp} {b[0]} or {b[0]} != {b[0]}) else {b[0]}"]
+            return [f"{a[0]} = select(({a[0]} {cmp} {b[0]}) | ({b[0]} != {b[0]}), {a[0]}, "
+                    f"{b[0]})"]
         (av, ai), (bv, bi) = a, b
         worst = f"{t}({'-' if n == 'argmax' else ''}INF)"  # the rank of a NaN
-        lines = [f"_ka = {av} if {av} == {av} else {worst}",
-                 f"_kb = {bv} if {bv} == {bv} else {worst}"]
+        lines = [f"_ka = select({av} == {av}, {av}, {worst})",
+                 f"_kb = select({bv} == {bv}, {bv}, {worst})"]
         if ordered:  # ties keep a, unless a is still the identity (no index)
             take = f"_kb {cmp} _ka or {ai} == {INT64_MAX}"
         else:
             take = f"_kb {cmp} _ka or (_kb == _ka and {bi} < {ai})"
-        # the value: the better rank, NaN only while both sides saw only NaN
+        # the value: the better rank, NaN only while both sides saw only NaN (branches, as in
+        # combine's arg reductions)
         return lines + [f"if {take}:", f"    {ai} = {bi}",
                         f"if _kb {cmp} _ka or {av} != {av}:", f"    {av} = {bv}"]
 
     def store(self, a: list) -> str:
         if self.arg:
             if self.nan:  # -1: the slice was all NaN
-                return f"{a[1]} if {a[0]} == {a[0]} else int64(-1)"
+                return f"select({a[0]} == {a[0]}, {a[1]}, int64(-1))"
             return a[1]
         dt = self.out_dt
         vals = list(a)
