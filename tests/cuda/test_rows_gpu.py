@@ -267,7 +267,8 @@ def _simulate():
     float32 in registers (groups up to 64 vectors, blocks of up to 128 lanes), streamed rows by
     64 lanes. Returns the number of wrong cases."""
     sys.path.insert(0, HERE)
-    from cuda_sim import NUMPY_TYPES, Ptr, _exchange, launch, vload, vstore  # numba.cuda -> sim
+    from cuda_sim import (CHOICES, NUMPY_TYPES, Ptr, _exchange, launch,  # numba.cuda -> sim
+                          vload, vstore)
     from numba.cuda.simulator import kernelapi
 
     from arrayx.cuda.kernels.rows import plans, tuning
@@ -303,7 +304,7 @@ def _simulate():
         spec = kernel_spec(k)
         ns = {"cuda": cuda, "libdevice": Libdevice, "ticket": ticket,
               "load_cg": lambda p, i: p[i], "hinted_vload": lambda n, hint: vload(n),
-              **NUMPY_TYPES}
+              **NUMPY_TYPES, **CHOICES}
         ns.update({f"vload{n}": vload(n) for n in (1, 2, 4)})
         ns.update({f"vstore{n}": vstore(n) for n in (1, 2, 4)})
         exec(spec.source, ns)

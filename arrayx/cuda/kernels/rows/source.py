@@ -80,7 +80,7 @@ class _Math:
 
 def _max(a, b):
     """NaN-propagating max(a, b) as an expression (a stays when it is NaN or larger)."""
-    return f"{a} if ({a} > {b} or {a} != {a}) else {b}"
+    return f"select(({a} > {b}) | ({a} != {a}), {a}, {b})"
 
 
 def _indent(lines, n=4):
@@ -145,8 +145,8 @@ class _Source:
             lines += [f"{o} = cuda.shfl_xor_sync(0xffffffff, {v}, {off})"
                       for o, v in zip(other, state)]
             lines += [f"lo_ = (tid & {off}) == 0"]
-            lines += [f"{a} = {v} if lo_ else {o}" for a, v, o in zip(low, state, other)]
-            lines += [f"{b} = {o} if lo_ else {v}" for b, v, o in zip(high, state, other)]
+            lines += [f"{a} = select(lo_, {v}, {o})" for a, v, o in zip(low, state, other)]
+            lines += [f"{b} = select(lo_, {o}, {v})" for b, v, o in zip(high, state, other)]
             lines += merge(low, high)
             off //= 2
         if k.T > 32:
@@ -161,10 +161,15 @@ class _Source:
             lines += [f"for w_ in range(1, {warps}):"] + _indent(body + merge(low, high))
         return lines
 
+    def finite_max(self, m):
+        """The shift of an online softmax: the max `m`, or 0 where it is -inf (no element yet,
+        or all -inf) or NaN, so that exp(x - shift) is never exp(-inf + inf)."""
+        return f"select({m} > {self.m.c('-INF')}, {m}, {self.m.c(0)})"
+
     def online_merge(self, a, b):
         """(m, s) from (max, sum of exp(x - max)) pairs a and b."""
         (ma, sa), (mb, sb), M = a, b, self.m
-        return [f"mn_ = {_max(ma, mb)}", f"sh_ = mn_ if mn_ > {M.c('-INF')} else {M.c(0)}",
+        return [f"mn_ = {_max(ma, mb)}", f"sh_ = {self.finite_max('mn_')}",
                 f"s = {sa} * {M.exp}({ma} - sh_) + {sb} * {M.exp}({mb} - sh_)", "m = mn_"]
 
     def chan_merge(self, a, b):
@@ -350,7 +355,7 @@ class _Source:
         warps = k.T // 32
         lines = ["m = x0_0"] + [f"m = {_max('m', x)}" for x in flat[1:]]
         lines += self.allreduce("m", "max", warp_only=True)
-        lines += [f"shw = m if m > {M.c('-INF')} else {M.c(0)}"]
+        lines += [f"shw = {self.finite_max('m')}"]
         if k.func == "softmax":
             lines += [f"{x} = {M.exp}({x} - shw)" for x in flat]
             lines += [f"s = {' + '.join(flat)}"]
@@ -363,11 +368,10 @@ class _Source:
                  "if tid % 32 == 0:", "    sh_m[tid // 32] = m", "    sh_s[tid // 32] = s",
                  "cuda.syncthreads()", "m = sh_m[0]", f"for w_ in range(1, {warps}):",
                  f"    m = {_max('m', 'sh_m[w_]')}",
-                 f"shr = m if m > {M.c('-INF')} else {M.c(0)}", f"s = {M.c(0)}",
+                 f"shr = {self.finite_max('m')}", f"s = {M.c(0)}",
                  f"for w_ in range({warps}):",
                  "    mw_ = sh_m[w_]",
-                 f"    s = s + sh_s[w_] * {M.exp}((mw_ if mw_ > {M.c('-INF')} else {M.c(0)})"
-                 " - shr)"]
+                 f"    s = s + sh_s[w_] * {M.exp}({self.finite_max('mw_')} - shr)"]
         if k.func == "softmax":
             lines += [f"r = {M.exp}(shw - m) / s"]
         else:
@@ -382,7 +386,7 @@ class _Source:
         if f in ONLINE:
             lines = [f"cm = {names[0]}"] + [f"cm = {_max('cm', x)}" for x in names[1:]]
             lines += [f"mn_ = {_max('m', 'cm')}",
-                      f"sh_ = mn_ if mn_ > {M.c('-INF')} else {M.c(0)}",
+                      f"sh_ = {self.finite_max('mn_')}",
                       f"s = s * {M.exp}(m - sh_) + "
                       + " + ".join(f"{M.exp}({x} - sh_)" for x in names), "m = mn_"]
             return lines
