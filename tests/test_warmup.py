@@ -155,6 +155,26 @@ def test_sm_90_ships_every_kernel_but_the_strided_and_pitched_elementwise_ones()
     assert precompile.shipped_specs((7, 5)) == []
 
 
+@pytest.mark.parametrize("cc", [(9, 0), (8, 0)])
+def test_row_functions_are_shipped_for_every_row_length(cc):
+    """The kernel a row function launches for contiguous float32/float64 rows, aligned or not,
+    is shipped whatever the row's length (short, held in registers, streamed, split)."""
+    from arrayx.cuda import precompile
+    from arrayx.cuda.kernels.rows import _VARIANTS, kernel_spec, layout
+    shipped = {s.source for s in precompile.shipped_specs(cc) if s.name.startswith("rows_")}
+    lengths = [1, 2, 3, 7, 77, 197, 300, 1000, 1023, 4099, 8191, 8192, 8193, 20000, 1 << 20]
+    lengths += [int(k) for k in np.random.default_rng(1).integers(1, 40000, 40)]
+    for dtype in (np.dtype("float32"), np.dtype("float64")):
+        for func, weight, bias in _VARIANTS:
+            for K in lengths:
+                V = 16 // dtype.itemsize
+                for vec in (True, False) if K % V == 0 else (False,):
+                    k = layout(func, dtype, K, vec, weight, bias)
+                    assert kernel_spec(k).source in shipped, (func, dtype, K, vec)
+            split = layout("logsumexp", dtype, 1 << 24, True, False, False)._replace(split=True)
+            assert kernel_spec(split).source in shipped
+
+
 def test_a_shipped_archive_gives_back_each_image_from_its_bundle(tmp_path, monkeypatch):
     """write_shipped_archive's bundles and offsets, read back through read_shipped: kernels
     of one bundle, of two, and one whose bundle member went missing (it compiles instead)."""

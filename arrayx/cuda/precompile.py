@@ -72,7 +72,7 @@ SHIPPED_PATTERNS = (
     r"scan_flag_bool_to_int32_vv32r_\w+",
     r"scan_select_(uint8|uint32|uint64)_bool_to_int32_\w+",
     r"sort_block_\w+",  # short rows: the first sort of a small array
-    r"rows_\w+",  # the row functions' (eager and arrayx.compile's) at the commonest lengths
+    r"rows_\w+",  # the row functions' (eager and arrayx.compile's) at every row length
 )
 SHIPPED_CCS = ((9, 0), (8, 0))
 # Compute capabilities (the GPUs arrayx is tuned on) for which every precompile spec is shipped
@@ -400,7 +400,7 @@ def build_parser(prog: str = "python -m arrayx warmup") -> argparse.ArgumentPars
     p = argparse.ArgumentParser(
         prog=prog,
         description="Compile arrayx's common CUDA kernels into the kernel disk cache ahead of "
-                    "time (about 8800 kernels: every first call of those then loads instead of "
+                    "time (about 10000 kernels: every first call of those then loads instead of "
                     "compiling), for the local GPU or, with --cc, for any compute capability "
                     "without a GPU. The cache folder is ARRAYX_KERNEL_CACHE (default "
                     "~/.cache/arrayx/kernels); kernels already there, and those shipped in the "

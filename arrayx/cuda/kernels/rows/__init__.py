@@ -13,6 +13,7 @@ last axis (the `row_function` primitive), one launch a call.
 
 import numpy as np
 
+from . import tuning
 from .host import row_function
 from .plans import layout
 from .source import kernel_spec
@@ -23,21 +24,32 @@ PRIMITIVES = {"row_function": row_function}
 _VARIANTS = (("softmax", False, False), ("log_softmax", False, False),
              ("logsumexp", False, False), ("layer_norm", False, False),
              ("layer_norm", True, True), ("rms_norm", False, False), ("rms_norm", True, False))
-_LENGTHS = {"float32": (16, 128, 1000, 1024, 2048, 4096, 8192, 16384),
-            "float64": (128, 1024, 4096, 8192)}
+_DTYPES = (np.dtype("float32"), np.dtype("float64"))
+
+
+def _layouts(func, dtype, vec, weight, bias):
+    """Every kernel `layout` picks for rows of this function, dtype and access, over all row
+    lengths: the layout depends on the length only through its vector count nv, and past the
+    rows held in registers (and logsumexp's stream width) it no longer changes."""
+    V = 16 // dtype.itemsize if vec else 1
+    longest = tuning.REGISTER_ROW_BYTES // (V * dtype.itemsize) + 1
+    plan = layout.__wrapped__  # uncached: these thousands of lengths would flush its cache
+    return {plan(func, dtype, nv * V, vec, weight, bias) for nv in range(1, longest + 1)}
 
 
 def precompile_specs():
-    """The kernels of contiguous rows of the commonest lengths (short rows several a block,
-    registers, streamed long rows) for every function, float32 and float64, and logsumexp's
-    split kernel of few long rows (axis=None)."""
+    """The kernels of contiguous rows of every length (short rows several a block, registers,
+    streamed long rows), 16-byte aligned or not, for every function in float32 and float64,
+    and logsumexp's split kernels of few long rows (axis=None): a row function's first call
+    then compiles nothing where the kernels are shipped."""
     out = {}
-    for dtype, lengths in _LENGTHS.items():
-        for K in lengths:
+    for dtype in _DTYPES:
+        for vec in (True, False):
             for func, weight, bias in _VARIANTS:
-                spec = kernel_spec(layout(func, np.dtype(dtype), K, True, weight, bias))
-                out.setdefault(spec.source, spec)
-        split = layout("logsumexp", np.dtype(dtype), 1 << 24, True, False, False)
-        spec = kernel_spec(split._replace(split=True))
-        out.setdefault(spec.source, spec)
+                for k in _layouts(func, dtype, vec, weight, bias):
+                    kernels = [k] + ([k._replace(split=True)]
+                                     if func == "logsumexp" and k.T == k.block else [])
+                    for kernel in kernels:
+                        spec = kernel_spec(kernel)
+                        out.setdefault(spec.source, spec)
     return list(out.values())
